@@ -1,0 +1,37 @@
+# numpipe: every target creates .venv when it is missing and installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.numpipe-installed
+
+.PHONY: demo test lint stress bench reference clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m gallium demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/python -m pytest
+
+stress: $(STAMP)
+	$(BIN)/python -m stress --seconds $${SECONDS_PER_SUITE:-20}
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q moderngl || echo "moderngl unavailable: numpipe runs alone"
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+reference: $(STAMP)
+	$(BIN)/python -m pip install -q moderngl
+	$(BIN)/python tools/make_reference.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

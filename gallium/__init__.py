@@ -1,0 +1,37 @@
+"""numpipe: a Gallium3D-style software GPU driver in Python.
+
+``gallium.create_screen()`` returns the software screen "numpipe"; its
+``context_create()`` returns a :class:`threaded.ThreadedContext` (or the direct
+context with ``threaded=False`` / ``GALLIUM_THREAD=0``).  The interface types
+live in :mod:`gallium.pipe`, shaders in :mod:`gallium.tgsi`.
+"""
+
+from __future__ import annotations
+
+from . import pipe
+from .pipe.errors import PipeError, PipeTypeError, PipeValueError, UnsupportedError
+from .pipe.fence import Fence
+
+__version__ = "0.1.0"
+
+
+def create_screen(num_threads: int | None = None):
+    """Create the numpipe screen.
+
+    ``num_threads`` is the size of the rasterizer worker pool (default:
+    ``os.cpu_count()``; 0 rasterizes on the flushing thread).
+    """
+    from .numpipe.screen import NumpipeScreen
+
+    return NumpipeScreen(num_threads)
+
+
+__all__ = [
+    "Fence",
+    "PipeError",
+    "PipeTypeError",
+    "PipeValueError",
+    "UnsupportedError",
+    "create_screen",
+    "pipe",
+]

@@ -1,0 +1,109 @@
+"""Primitive assembly: vertex streams to triangles (draw_pt_decompose.h rules).
+
+``triangles(mode, n, cuts, flatshade_first)`` returns an ``(M, 3)`` array of
+vertex positions in the stream and the primitive id of each triangle.  Each
+primitive restart cut starts an independent sequence.  Vertex order follows
+Mesa's draw module so the provoking vertex (last, or first with
+``flatshade_first``) and the winding of strips and fans come out the same.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..pipe.enums import Prim
+from ..pipe.errors import UnsupportedError, bad_value
+
+TRIANGLE_MODES = {
+    Prim.TRIANGLES,
+    Prim.TRIANGLE_STRIP,
+    Prim.TRIANGLE_FAN,
+    Prim.QUADS,
+    Prim.QUAD_STRIP,
+    Prim.POLYGON,
+}
+LINE_MODES = {Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP}
+
+
+def _segments(n: int, cuts: np.ndarray) -> list[tuple[int, int]]:
+    bounds = [0, *[int(c) for c in cuts if 0 < c < n], n]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _one_sequence(mode: Prim, base: int, count: int, first: bool) -> np.ndarray:
+    i = np.arange(count, dtype=np.int64)
+    if mode == Prim.TRIANGLES:
+        m = count // 3
+        return base + np.arange(m * 3, dtype=np.int64).reshape(m, 3)
+    if mode == Prim.TRIANGLE_STRIP:
+        k = i[: max(count - 2, 0)]
+        odd = k & 1
+        if first:
+            t = np.stack([k, k + 1 + odd, k + 2 - odd], axis=1)
+        else:
+            t = np.stack([k + odd, k + 1 - odd, k + 2], axis=1)
+        return base + t
+    if mode == Prim.TRIANGLE_FAN:
+        k = i[: max(count - 2, 0)]
+        zero = np.zeros_like(k)
+        t = (
+            np.stack([k + 1, k + 2, zero], axis=1)
+            if first
+            else np.stack([zero, k + 1, k + 2], axis=1)
+        )
+        return base + t
+    if mode == Prim.POLYGON:
+        k = i[: max(count - 2, 0)]
+        zero = np.zeros_like(k)
+        t = (
+            np.stack([zero, k + 1, k + 2], axis=1)
+            if first
+            else np.stack([k + 1, k + 2, zero], axis=1)
+        )
+        return base + t
+    if mode in (Prim.QUADS, Prim.QUAD_STRIP):
+        if mode == Prim.QUADS:
+            q = np.arange(count // 4, dtype=np.int64) * 4
+            a, b, c, d = q, q + 1, q + 2, q + 3
+        else:
+            q = np.arange(max((count - 2) // 2, 0), dtype=np.int64) * 2
+            a, b, c, d = q + 2, q, q + 1, q + 3
+        if first:
+            t1 = np.stack([a, b, c], axis=1)
+            t2 = np.stack([a, c, d], axis=1)
+        else:
+            t1 = np.stack([a, b, d], axis=1)
+            t2 = np.stack([b, c, d], axis=1)
+        t = np.stack([t1, t2], axis=1).reshape(-1, 3)
+        return base + t
+    raise bad_value("info.mode", "is not a triangle mode", mode)
+
+
+def triangles(
+    mode: Prim, n: int, cuts: np.ndarray, flatshade_first: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Triangles of a draw as stream positions, plus their primitive ids."""
+    mode = Prim(mode)
+    if mode not in TRIANGLE_MODES:
+        if mode in LINE_MODES or mode == Prim.POINTS:
+            raise UnsupportedError(
+                f"{mode.name} rasterization is not implemented by numpipe yet "
+                "(triangle modes are: TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN, QUADS, "
+                "QUAD_STRIP, POLYGON)"
+            )
+        raise UnsupportedError(f"primitive mode {mode.name} is not supported by numpipe")
+    parts = []
+    prim_ids = []
+    prim_base = 0
+    for a, b in _segments(n, cuts):
+        t = _one_sequence(mode, a, b - a, flatshade_first)
+        parts.append(t)
+        per_prim = 2 if mode in (Prim.QUADS, Prim.QUAD_STRIP) else 1
+        ids = prim_base + np.arange(t.shape[0], dtype=np.int64) // per_prim
+        prim_ids.append(ids)
+        prim_base += t.shape[0] // per_prim
+    if not parts:
+        return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
+    return np.concatenate(parts), np.concatenate(prim_ids)

@@ -1,0 +1,171 @@
+"""Vertex fetch and index reading (the front of Mesa's draw module).
+
+``read_indices`` turns a draw's index buffer (or ``start..start+count``)
+into a flat array of vertex ids plus the positions where primitive restart
+cut the stream.  ``fetch_attributes`` reads every vertex element for a list
+of (vertex id, instance id) lanes, following context.rst's address rule::
+
+    per vertex:    attribAddr = stride * index + src_offset
+    per instance:  attribAddr = stride * (start_instance + instanceID / divisor) + src_offset
+
+Reads outside a buffer give zeros (robust access) instead of garbage.
+Everything here is pure numpy on captured byte arrays: no context state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..pipe.errors import bad_value
+from ..util.format import FormatDesc, describe, try_describe
+
+
+@dataclass(frozen=True, slots=True)
+class BoundVertexBuffer:
+    """A vertex buffer binding with its bytes captured for this draw."""
+
+    data: np.ndarray  # uint8
+    stride: int
+    offset: int
+
+
+def buffer_bytes(obj: object) -> np.ndarray:
+    """A uint8 view of a Resource's storage or of user data (bytes-like / numpy)."""
+    storage = getattr(obj, "storage", None)
+    if storage is not None:
+        return storage
+    if isinstance(obj, np.ndarray):
+        return np.ascontiguousarray(obj).reshape(-1).view(np.uint8)
+    return np.frombuffer(memoryview(obj).cast("B"), dtype=np.uint8)
+
+
+def read_indices(
+    data: np.ndarray | None,
+    index_size: int,
+    start: int,
+    count: int,
+    index_bias: int,
+    restart: bool,
+    restart_index: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Vertex ids of a draw (int64) and the restart cut positions.
+
+    Returns ``(ids, cuts)`` where ``cuts`` are indices into ``ids`` at which a
+    new primitive sequence starts (restart indices are removed from ``ids``).
+    """
+    if index_size == 0:
+        return np.arange(start, start + count, dtype=np.int64), np.zeros(0, np.int64)
+    if index_size not in (1, 2, 4):
+        raise bad_value("info.index_size", "must be 0, 1, 2 or 4", index_size)
+    assert data is not None
+    dt = {1: np.uint8, 2: np.uint16, 4: np.uint32}[index_size]
+    first = start * index_size
+    last = first + count * index_size
+    if first < 0 or last > data.size:
+        raise bad_value(
+            "info.start/count",
+            f"index range [{start}, {start + count}) must lie inside the index buffer "
+            f"({data.size // index_size} indices)",
+        )
+    raw = data[first:last].view(dt).astype(np.int64)
+    cuts = np.zeros(0, np.int64)
+    if restart:
+        is_restart = raw == (restart_index & ((1 << (8 * index_size)) - 1))
+        if is_restart.any():
+            positions = np.nonzero(is_restart)[0]
+            keep = ~is_restart
+            raw = raw[keep]
+            # a restart at position p starts a new sequence at (p - restarts before it)
+            cuts = positions - np.arange(positions.size)
+    return raw + index_bias, cuts
+
+
+def fetch_attributes(
+    elements: list,
+    buffers: dict[int, BoundVertexBuffer],
+    vertex_ids: np.ndarray,
+    instance_ids: np.ndarray,
+    start_instance: int,
+) -> list[list[np.ndarray]]:
+    """Per vertex element: four channel arrays (float32, or int32/uint32 for
+    pure integer formats), missing channels filled with (0, 0, 0, 1)."""
+    out = []
+    n = vertex_ids.size
+    for i, ve in enumerate(elements):
+        desc = element_desc(ve, i)
+        vb = buffers.get(ve.vertex_buffer_index)
+        if vb is None:
+            out.append(_default_channels(desc, n))
+            continue
+        if ve.instance_divisor:
+            index = start_instance + instance_ids // ve.instance_divisor
+        else:
+            index = vertex_ids
+        addr = vb.offset + ve.src_offset + index * vb.stride
+        size = desc.block_bytes
+        ok = (addr >= 0) & (addr + size <= vb.data.size)
+        safe = np.where(ok, addr, 0)
+        raw = vb.data[safe[:, None] + np.arange(size)]
+        if not ok.all():
+            raw = np.where(ok[:, None], raw, 0).astype(np.uint8)
+        out.append(_convert(desc, raw))
+    return out
+
+
+def element_desc(ve: object, i: int) -> FormatDesc:
+    fmt = getattr(ve, "src_format", None)
+    desc = try_describe(fmt) if fmt is not None else None
+    if desc is None or desc.is_depth or desc.is_stencil:
+        raise bad_value(f"vertex element {i} src_format", "must be a plain vertex format", fmt)
+    return desc
+
+
+def _default_channels(desc: FormatDesc, n: int) -> list[np.ndarray]:
+    if desc.is_integer:
+        dt = np.int32 if desc.is_signed_integer else np.uint32
+        return [np.zeros(n, dt), np.zeros(n, dt), np.zeros(n, dt), np.ones(n, dt)]
+    z = np.zeros(n, np.float32)
+    return [z, z, z, np.ones(n, np.float32)]
+
+
+def _convert(desc: FormatDesc, raw: np.ndarray) -> list[np.ndarray]:
+    from ..util.format import channel_values, unpack_rgba
+
+    if desc.layout == "array" and all(
+        c.type in ("FLOAT", "USCALED", "SSCALED") for c in desc.channels
+    ):
+        vals = channel_values(desc, raw)
+        n = raw.shape[0]
+        chans = [np.zeros(n, np.float32) for _ in range(3)] + [np.ones(n, np.float32)]
+        for c, v in zip(desc.channels, vals):
+            slot = "RGBA".find(c.name)
+            if slot >= 0:
+                chans[slot] = v.astype(np.float32)
+        return chans
+    rgba = unpack_rgba(desc, raw)
+    return [np.ascontiguousarray(rgba[:, c]) for c in range(4)]
+
+
+def vertex_format_supported(fmt: object) -> bool:
+    desc = try_describe(fmt)  # type: ignore[arg-type]
+    return (
+        desc is not None
+        and not (desc.is_depth or desc.is_stencil)
+        and desc.layout
+        in (
+            "array",
+            "packed",
+        )
+    )
+
+
+__all__ = [
+    "BoundVertexBuffer",
+    "buffer_bytes",
+    "describe",
+    "fetch_attributes",
+    "read_indices",
+    "vertex_format_supported",
+]

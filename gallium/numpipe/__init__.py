@@ -1,0 +1,5 @@
+"""The numpipe software driver: screen, context, resources, setup and scenes."""
+
+from .screen import NumpipeScreen
+
+__all__ = ["NumpipeScreen"]

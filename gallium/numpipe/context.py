@@ -1,0 +1,1556 @@
+"""The direct numpipe context: Gallium's ``pipe_context`` on the software rasterizer.
+
+Theory of operation
+-------------------
+A :class:`NumpipeContext` is used by one thread at a time (the application's
+thread when it is used directly, or the driver thread of a
+``ThreadedContext``).  State calls store validated state.  ``draw_vbo`` runs
+the whole vertex side on the calling thread (index reading, vertex fetch,
+vertex shader, primitive assembly, clipping, viewport transform, triangle
+setup) and records the set-up triangles, binned by band, into the current
+:class:`~gallium.numpipe.scene.Scene` together with a snapshot of the fragment
+state.  ``clear`` records a clear command.  ``flush`` hands the scene to the
+screen's worker pool, chained after the previous scene, and returns the
+scene's fence; rasterization of that scene overlaps with the recording of the
+next one.
+
+Synchronisation: ``transfer_map``, ``buffer_subdata``/``texture_subdata`` and
+query results wait for the scenes that use the resource (flushing the current
+scene first when it uses it), unless the usage flags say not to.  Creating
+CSOs, shaders, surfaces and views touches no context state and is safe from
+any thread while the context is in use (the threaded context relies on this).
+
+Errors: bad arguments raise at once, naming the argument.  An exception on a
+worker is kept with its scene and raised at the context's next sync point
+(flush, fence wait, map, query result); it also marks a device reset
+(``get_device_reset_status``) and fires the reset callback.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..draw import assemble, clip
+from ..draw.fetch import BoundVertexBuffer, buffer_bytes, fetch_attributes, read_indices
+from ..pipe.enums import (
+    PIPE_MAX_COLOR_BUFS,
+    PIPE_MAX_CONSTANT_BUFFERS,
+    PIPE_MAX_SAMPLERS,
+    PIPE_MAX_SHADER_SAMPLER_VIEWS,
+    PIPE_MAX_VIEWPORTS,
+    PIPE_TIMEOUT_INFINITE,
+    Bind,
+    Clear,
+    Flush,
+    Format,
+    Prim,
+    QueryType,
+    RenderCond,
+    ResetStatus,
+    ShaderType,
+    Transfer,
+)
+from ..pipe.errors import (
+    ContextDestroyedError,
+    PipeTypeError,
+    PipeValueError,
+    UnsupportedError,
+    add_origin_note,
+    bad_type,
+    bad_value,
+)
+from ..pipe.fence import Fence
+from ..pipe.state import (
+    BlendColor,
+    BlendState,
+    Box,
+    ClipState,
+    ComputeState,
+    ConstantBuffer,
+    DepthStencilAlphaState,
+    DrawInfo,
+    FramebufferState,
+    GridInfo,
+    PolyStipple,
+    RasterizerState,
+    SamplerState,
+    SamplerViewTemplate,
+    ScissorState,
+    ShaderState,
+    StencilRef,
+    SurfaceTemplate,
+    VertexBuffer,
+    ViewportState,
+)
+from ..util.format import pack_rgba, try_describe
+from . import objects
+from .objects import (
+    BlendCSO,
+    DepthStencilAlphaCSO,
+    Query,
+    RasterizerCSO,
+    SamplerCSO,
+    SamplerView,
+    ShaderCSO,
+    Surface,
+    TransferObject,
+    VertexElementsCSO,
+)
+from .resource import Resource
+from .scene import (
+    ClearCmd,
+    OcclusionCounter,
+    Scene,
+    make_color_target,
+    make_depth_target,
+)
+from .setup import setup_triangles, viewport_transform
+
+F32 = np.float32
+
+_INTEGER_SV = frozenset(
+    {
+        "VERTEXID",
+        "INSTANCEID",
+        "VERTEXID_NOBASE",
+        "BASEVERTEX",
+        "BASEINSTANCE",
+        "DRAWID",
+        "PRIM_ID",
+        "INVOCATIONID",
+        "SAMPLEID",
+        "THREAD_ID",
+        "BLOCK_ID",
+        "BLOCK_SIZE",
+        "GRID_SIZE",
+    }
+)
+
+
+def _enum(arg: str, enum_type: type, value: Any) -> Any:
+    try:
+        return enum_type(value)
+    except (ValueError, TypeError):
+        raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value) from None
+
+
+class NumpipeContext:
+    """``pipe_context`` of the numpipe software driver (used by one thread at a time)."""
+
+    def __init__(self, screen: Any, priv: Any = None, flags: int = 0) -> None:
+        self.screen = screen
+        self.priv = priv
+        self.flags = flags
+        self.destroyed = False
+        # bound CSOs
+        self._blend: BlendCSO = objects.make_blend(BlendState())
+        self._dsa: DepthStencilAlphaCSO = objects.make_dsa(DepthStencilAlphaState())
+        self._rast: RasterizerCSO = objects.make_rasterizer(RasterizerState())
+        self._shaders: dict[ShaderType, ShaderCSO | None] = {
+            s: None for s in ShaderType if s != ShaderType.TYPES
+        }
+        self._velems: VertexElementsCSO | None = None
+        self._samplers: dict[ShaderType, list[SamplerCSO | None]] = {}
+        # non-CSO state
+        self._vbufs: dict[int, VertexBuffer] = {}
+        self._constbufs: dict[ShaderType, dict[int, tuple[Any, np.ndarray]]] = {}
+        self._views: dict[ShaderType, list[SamplerView | None]] = {}
+        self._fb = FramebufferState()
+        self._viewports = [ViewportState() for _ in range(PIPE_MAX_VIEWPORTS)]
+        self._scissors = [ScissorState() for _ in range(PIPE_MAX_VIEWPORTS)]
+        self._blend_color = (0.0, 0.0, 0.0, 0.0)
+        self._stencil_ref = (0, 0)
+        self._sample_mask = 0xFFFFFFFF
+        self._clip = ClipState()
+        self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
+        # scenes
+        self._scene: Scene | None = None
+        self._scene_seq = 0
+        self._last_fence: Fence = Fence.completed("initial")
+        # queries
+        self._active_queries: list[Query] = []
+        # errors / reset
+        self._lock = threading.Lock()
+        self._errors: list[tuple[int, BaseException]] = []
+        self._reset_status = ResetStatus.NO_RESET
+        self._reset_callback: Callable[[ResetStatus], None] | None = None
+        self._reset_pending_callback = False
+        self._debug_callback: Any = None
+        # Set by a ThreadedContext: the thread that executes recorded calls.
+        # Sync-point error reporting belongs to the application side, never to it.
+        self.driver_thread_id: int | None = None
+        self.stats = {"draws": 0, "triangles": 0, "scenes": 0, "clears": 0, "syncs": 0}
+
+    # ------------------------------------------------------------------ basics
+
+    def _check_alive(self) -> None:
+        if self.destroyed:
+            raise ContextDestroyedError("this context has been destroyed")
+
+    def destroy(self) -> None:
+        """Flush outstanding work, wait for it, and release the context."""
+        if self.destroyed:
+            return
+        try:
+            fence = self.flush()
+            fence.wait(None)
+        finally:
+            self.destroyed = True
+
+    # ------------------------------------------------------------------ CSOs
+
+    def create_blend_state(self, state: BlendState) -> BlendCSO:
+        return objects.make_blend(state)
+
+    def bind_blend_state(self, cso: BlendCSO | None) -> None:
+        self._check_alive()
+        if cso is None:
+            cso = objects.make_blend(BlendState())
+        if not isinstance(cso, BlendCSO):
+            raise bad_type("cso", "a blend CSO from create_blend_state", cso)
+        self._blend = cso
+
+    def destroy_blend_state(self, cso: BlendCSO) -> None:
+        if not isinstance(cso, BlendCSO):
+            raise bad_type("cso", "a blend CSO from create_blend_state", cso)
+
+    def create_depth_stencil_alpha_state(
+        self, state: DepthStencilAlphaState
+    ) -> DepthStencilAlphaCSO:
+        return objects.make_dsa(state)
+
+    def bind_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO | None) -> None:
+        self._check_alive()
+        if cso is None:
+            cso = objects.make_dsa(DepthStencilAlphaState())
+        if not isinstance(cso, DepthStencilAlphaCSO):
+            raise bad_type("cso", "a CSO from create_depth_stencil_alpha_state", cso)
+        self._dsa = cso
+
+    def destroy_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO) -> None:
+        if not isinstance(cso, DepthStencilAlphaCSO):
+            raise bad_type("cso", "a CSO from create_depth_stencil_alpha_state", cso)
+
+    def create_rasterizer_state(self, state: RasterizerState) -> RasterizerCSO:
+        return objects.make_rasterizer(state)
+
+    def bind_rasterizer_state(self, cso: RasterizerCSO | None) -> None:
+        self._check_alive()
+        if cso is None:
+            cso = objects.make_rasterizer(RasterizerState())
+        if not isinstance(cso, RasterizerCSO):
+            raise bad_type("cso", "a CSO from create_rasterizer_state", cso)
+        self._rast = cso
+
+    def destroy_rasterizer_state(self, cso: RasterizerCSO) -> None:
+        if not isinstance(cso, RasterizerCSO):
+            raise bad_type("cso", "a CSO from create_rasterizer_state", cso)
+
+    def create_sampler_state(self, state: SamplerState) -> SamplerCSO:
+        return objects.make_sampler(state)
+
+    def bind_sampler_states(
+        self, shader: ShaderType, start: int, samplers: Sequence[SamplerCSO | None]
+    ) -> None:
+        self._check_alive()
+        stage = _enum("shader", ShaderType, shader)
+        samplers = list(samplers or [])
+        if start < 0 or start + len(samplers) > PIPE_MAX_SAMPLERS:
+            raise bad_value(
+                "start", f"plus the sampler count must fit in {PIPE_MAX_SAMPLERS} slots", start
+            )
+        for i, s in enumerate(samplers):
+            if s is not None and not isinstance(s, SamplerCSO):
+                raise bad_type(f"samplers[{i}]", "a CSO from create_sampler_state or None", s)
+        slots = self._samplers.setdefault(stage, [])
+        while len(slots) < start + len(samplers):
+            slots.append(None)
+        slots[start : start + len(samplers)] = samplers
+
+    def destroy_sampler_state(self, cso: SamplerCSO) -> None:
+        if not isinstance(cso, SamplerCSO):
+            raise bad_type("cso", "a CSO from create_sampler_state", cso)
+
+    def _create_shader(self, stage: ShaderType, state: ShaderState) -> ShaderCSO:
+        if not isinstance(state, ShaderState):
+            raise bad_type("state", "a pipe.ShaderState", state)
+        return objects.make_shader(stage, state.tokens, "state.tokens", state)
+
+    def _bind_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
+        self._check_alive()
+        if cso is not None and (not isinstance(cso, ShaderCSO) or cso.stage != stage):
+            raise bad_type("cso", f"a {stage.name.lower()} shader CSO or None", cso)
+        self._shaders[stage] = cso
+
+    def _destroy_shader(self, stage: ShaderType, cso: ShaderCSO) -> None:
+        if not isinstance(cso, ShaderCSO) or cso.stage != stage:
+            raise bad_type("cso", f"a {stage.name.lower()} shader CSO", cso)
+
+    def create_vs_state(self, state: ShaderState) -> ShaderCSO:
+        return self._create_shader(ShaderType.VERTEX, state)
+
+    def bind_vs_state(self, cso: ShaderCSO | None) -> None:
+        self._bind_shader(ShaderType.VERTEX, cso)
+
+    def destroy_vs_state(self, cso: ShaderCSO) -> None:
+        self._destroy_shader(ShaderType.VERTEX, cso)
+
+    def create_fs_state(self, state: ShaderState) -> ShaderCSO:
+        return self._create_shader(ShaderType.FRAGMENT, state)
+
+    def bind_fs_state(self, cso: ShaderCSO | None) -> None:
+        self._bind_shader(ShaderType.FRAGMENT, cso)
+
+    def destroy_fs_state(self, cso: ShaderCSO) -> None:
+        self._destroy_shader(ShaderType.FRAGMENT, cso)
+
+    def create_gs_state(self, state: ShaderState) -> ShaderCSO:
+        raise UnsupportedError("geometry shaders are not implemented by numpipe yet")
+
+    def bind_gs_state(self, cso: ShaderCSO | None) -> None:
+        if cso is not None:
+            raise UnsupportedError("geometry shaders are not implemented by numpipe yet")
+
+    def destroy_gs_state(self, cso: ShaderCSO) -> None:
+        raise UnsupportedError("geometry shaders are not implemented by numpipe yet")
+
+    def create_tcs_state(self, state: ShaderState) -> ShaderCSO:
+        raise UnsupportedError("tessellation shaders are not supported by numpipe")
+
+    def create_tes_state(self, state: ShaderState) -> ShaderCSO:
+        raise UnsupportedError("tessellation shaders are not supported by numpipe")
+
+    def bind_tcs_state(self, cso: Any) -> None:
+        if cso is not None:
+            raise UnsupportedError("tessellation shaders are not supported by numpipe")
+
+    def bind_tes_state(self, cso: Any) -> None:
+        if cso is not None:
+            raise UnsupportedError("tessellation shaders are not supported by numpipe")
+
+    def create_compute_state(self, state: ComputeState) -> ShaderCSO:
+        raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+
+    def bind_compute_state(self, cso: Any) -> None:
+        if cso is not None:
+            raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+
+    def destroy_compute_state(self, cso: Any) -> None:
+        raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+
+    def launch_grid(self, info: GridInfo) -> None:
+        raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+
+    def create_vertex_elements_state(self, elements: Sequence[Any]) -> VertexElementsCSO:
+        return objects.make_vertex_elements(elements)
+
+    def bind_vertex_elements_state(self, cso: VertexElementsCSO | None) -> None:
+        self._check_alive()
+        if cso is not None and not isinstance(cso, VertexElementsCSO):
+            raise bad_type("cso", "a CSO from create_vertex_elements_state or None", cso)
+        self._velems = cso
+
+    def destroy_vertex_elements_state(self, cso: VertexElementsCSO) -> None:
+        if not isinstance(cso, VertexElementsCSO):
+            raise bad_type("cso", "a CSO from create_vertex_elements_state", cso)
+
+    # Mesa's own spelling of the destroy triplet members.
+    delete_blend_state = destroy_blend_state
+    delete_depth_stencil_alpha_state = destroy_depth_stencil_alpha_state
+    delete_rasterizer_state = destroy_rasterizer_state
+    delete_sampler_state = destroy_sampler_state
+    delete_vs_state = destroy_vs_state
+    delete_fs_state = destroy_fs_state
+    delete_vertex_elements_state = destroy_vertex_elements_state
+
+    # ------------------------------------------------------------------ views
+
+    def create_surface(self, resource: Resource, templ: SurfaceTemplate) -> Surface:
+        surf = objects.make_surface(self, resource, templ)
+        desc = try_describe(surf.format)
+        if desc is not None and (desc.is_depth or desc.is_stencil):
+            if not resource.bind & Bind.DEPTH_STENCIL:
+                raise bad_value("resource", "must have PIPE_BIND_DEPTH_STENCIL for a depth surface")
+        elif not resource.bind & Bind.RENDER_TARGET:
+            raise bad_value("resource", "must have PIPE_BIND_RENDER_TARGET for a colour surface")
+        return surf
+
+    def surface_destroy(self, surface: Surface) -> None:
+        if not isinstance(surface, Surface):
+            raise bad_type("surface", "a Surface from create_surface", surface)
+        surface.destroyed = True
+
+    def create_sampler_view(self, resource: Resource, templ: SamplerViewTemplate) -> SamplerView:
+        return objects.make_sampler_view(self, resource, templ)
+
+    def sampler_view_destroy(self, view: SamplerView) -> None:
+        if not isinstance(view, SamplerView):
+            raise bad_type("view", "a SamplerView from create_sampler_view", view)
+        view.destroyed = True
+
+    def set_sampler_views(
+        self, shader: ShaderType, start: int, views: Sequence[SamplerView | None]
+    ) -> None:
+        self._check_alive()
+        stage = _enum("shader", ShaderType, shader)
+        views = list(views or [])
+        if start < 0 or start + len(views) > PIPE_MAX_SHADER_SAMPLER_VIEWS:
+            raise bad_value(
+                "start",
+                f"plus the view count must fit in {PIPE_MAX_SHADER_SAMPLER_VIEWS} slots",
+                start,
+            )
+        for i, v in enumerate(views):
+            if v is not None and not isinstance(v, SamplerView):
+                raise bad_type(f"views[{i}]", "a SamplerView or None", v)
+        slots = self._views.setdefault(stage, [])
+        while len(slots) < start + len(views):
+            slots.append(None)
+        slots[start : start + len(views)] = views
+
+    def create_stream_output_target(self, resource: Resource, offset: int, size: int) -> Any:
+        raise UnsupportedError("stream output is not implemented by numpipe yet")
+
+    def stream_output_target_destroy(self, target: Any) -> None:
+        raise UnsupportedError("stream output is not implemented by numpipe yet")
+
+    def set_stream_output_targets(self, targets: Sequence[Any], offsets: Sequence[int]) -> None:
+        if targets:
+            raise UnsupportedError("stream output is not implemented by numpipe yet")
+
+    # ------------------------------------------------------------------ non-CSO state
+
+    def set_blend_color(self, color: BlendColor) -> None:
+        self._check_alive()
+        if not isinstance(color, BlendColor):
+            raise bad_type("color", "a pipe.BlendColor", color)
+        c = tuple(float(v) for v in color.color)
+        if len(c) != 4:
+            raise bad_value("color.color", "must have four components", color.color)
+        self._blend_color = c  # type: ignore[assignment]
+
+    def set_stencil_ref(self, ref: StencilRef) -> None:
+        self._check_alive()
+        if not isinstance(ref, StencilRef):
+            raise bad_type("ref", "a pipe.StencilRef", ref)
+        vals = tuple(int(v) for v in ref.ref_value)
+        if len(vals) != 2 or not all(0 <= v <= 255 for v in vals):
+            raise bad_value("ref.ref_value", "must be two values in 0..255", ref.ref_value)
+        self._stencil_ref = vals  # type: ignore[assignment]
+
+    def set_sample_mask(self, mask: int) -> None:
+        self._check_alive()
+        self._sample_mask = int(mask) & 0xFFFFFFFF
+
+    def set_min_samples(self, min_samples: int) -> None:
+        self._check_alive()
+        if min_samples > 1:
+            raise UnsupportedError("sample shading is not supported (no multisampling)")
+
+    def set_clip_state(self, state: ClipState) -> None:
+        self._check_alive()
+        if not isinstance(state, ClipState):
+            raise bad_type("state", "a pipe.ClipState", state)
+        self._clip = copy.deepcopy(state)
+
+    def set_polygon_stipple(self, stipple: PolyStipple) -> None:
+        self._check_alive()
+        if not isinstance(stipple, PolyStipple):
+            raise bad_type("stipple", "a pipe.PolyStipple", stipple)
+
+    def set_scissor_states(self, start: int, scissors: Sequence[ScissorState]) -> None:
+        self._check_alive()
+        scissors = list(scissors)
+        if start < 0 or start + len(scissors) > PIPE_MAX_VIEWPORTS:
+            raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
+        for i, s in enumerate(scissors):
+            if not isinstance(s, ScissorState):
+                raise bad_type(f"scissors[{i}]", "a pipe.ScissorState", s)
+            self._scissors[start + i] = copy.copy(s)
+
+    def set_viewport_states(self, start: int, viewports: Sequence[ViewportState]) -> None:
+        self._check_alive()
+        viewports = list(viewports)
+        if start < 0 or start + len(viewports) > PIPE_MAX_VIEWPORTS:
+            raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
+        for i, v in enumerate(viewports):
+            if not isinstance(v, ViewportState):
+                raise bad_type(f"viewports[{i}]", "a pipe.ViewportState", v)
+            if len(tuple(v.scale)) != 3 or len(tuple(v.translate)) != 3:
+                raise bad_value(f"viewports[{i}]", "scale and translate need three components", v)
+            self._viewports[start + i] = ViewportState(
+                tuple(float(x) for x in v.scale),
+                tuple(float(x) for x in v.translate),  # type: ignore[arg-type]
+            )
+
+    def set_window_rectangles(self, include: bool, rects: Sequence[ScissorState]) -> None:
+        self._check_alive()
+        if rects:
+            raise UnsupportedError("window rectangles are not implemented by numpipe")
+
+    def set_tess_state(self, default_outer_level: Any, default_inner_level: Any) -> None:
+        raise UnsupportedError("tessellation is not supported by numpipe")
+
+    def set_debug_callback(self, callback: Any) -> None:
+        self._debug_callback = callback
+
+    def set_shader_buffers(self, shader: ShaderType, start: int, buffers: Sequence[Any]) -> None:
+        if buffers:
+            raise UnsupportedError("shader buffers are not implemented by numpipe yet")
+
+    def set_shader_images(self, shader: ShaderType, start: int, images: Sequence[Any]) -> None:
+        if images:
+            raise UnsupportedError("shader images are not implemented by numpipe yet")
+
+    def set_constant_buffer(
+        self, shader: ShaderType, index: int, cb: ConstantBuffer | None
+    ) -> None:
+        self._check_alive()
+        stage = _enum("shader", ShaderType, shader)
+        if not isinstance(index, int) or not 0 <= index < PIPE_MAX_CONSTANT_BUFFERS:
+            raise bad_value("index", f"must be in 0..{PIPE_MAX_CONSTANT_BUFFERS - 1}", index)
+        slots = self._constbufs.setdefault(stage, {})
+        if cb is None:
+            slots.pop(index, None)
+            return
+        if not isinstance(cb, ConstantBuffer):
+            raise bad_type("cb", "a pipe.ConstantBuffer or None", cb)
+        if cb.buffer is not None and cb.user_buffer is not None:
+            raise bad_value("cb", "must set buffer or user_buffer, not both")
+        if cb.buffer is not None:
+            if not isinstance(cb.buffer, Resource):
+                raise bad_type("cb.buffer", "a buffer Resource", cb.buffer)
+            if not cb.buffer.is_buffer:
+                raise bad_value("cb.buffer", "must be a PIPE_BUFFER resource")
+            if cb.buffer_offset < 0 or cb.buffer_offset % 16:
+                raise bad_value(
+                    "cb.buffer_offset", "must be a non-negative multiple of 16", cb.buffer_offset
+                )
+            size = cb.buffer_size or (cb.buffer.width0 - cb.buffer_offset)
+            if cb.buffer_offset + size > cb.buffer.width0 or size < 0:
+                raise bad_value("cb.buffer_size", "must lie inside the buffer", cb.buffer_size)
+            slots[index] = (cb.buffer, (cb.buffer_offset, size))
+        elif cb.user_buffer is not None:
+            data = _user_bytes(cb.user_buffer, "cb.user_buffer")
+            if cb.buffer_size:
+                data = data[cb.buffer_offset : cb.buffer_offset + cb.buffer_size]
+            elif cb.buffer_offset:
+                data = data[cb.buffer_offset :]
+            slots[index] = (None, data)
+        else:
+            slots.pop(index, None)
+
+    def set_framebuffer_state(self, state: FramebufferState) -> None:
+        self._check_alive()
+        if not isinstance(state, FramebufferState):
+            raise bad_type("state", "a pipe.FramebufferState", state)
+        cbufs = list(state.cbufs)
+        if len(cbufs) > PIPE_MAX_COLOR_BUFS:
+            raise bad_value(
+                "state.cbufs", f"may hold at most {PIPE_MAX_COLOR_BUFS} surfaces", len(cbufs)
+            )
+        for i, s in enumerate(cbufs):
+            if s is not None and not isinstance(s, Surface):
+                raise bad_type(f"state.cbufs[{i}]", "a Surface or None", s)
+            if s is not None:
+                d = try_describe(s.format)
+                if d is None or d.is_depth or d.is_stencil:
+                    raise bad_value(f"state.cbufs[{i}]", "must be a colour surface", s.format)
+                if s.width < state.width or s.height < state.height:
+                    raise bad_value(
+                        f"state.cbufs[{i}]", f"must be at least {state.width}x{state.height}", s
+                    )
+        zs = state.zsbuf
+        if zs is not None:
+            if not isinstance(zs, Surface):
+                raise bad_type("state.zsbuf", "a Surface or None", zs)
+            d = try_describe(zs.format)
+            if d is None or not (d.is_depth or d.is_stencil):
+                raise bad_value("state.zsbuf", "must be a depth/stencil surface", zs.format)
+            if zs.width < state.width or zs.height < state.height:
+                raise bad_value("state.zsbuf", f"must be at least {state.width}x{state.height}", zs)
+        if state.width < 0 or state.height < 0:
+            raise bad_value("state.width/height", "must be >= 0", (state.width, state.height))
+        new = FramebufferState(
+            width=int(state.width),
+            height=int(state.height),
+            layers=state.layers,
+            samples=state.samples,
+            cbufs=cbufs,
+            zsbuf=zs,
+        )
+        if _fb_key(new) != _fb_key(self._fb) and self._scene is not None:
+            self._submit_scene()
+        self._fb = new
+
+    def set_vertex_buffers(self, start_slot: int, buffers: Sequence[VertexBuffer | None]) -> None:
+        self._check_alive()
+        from ..pipe.enums import PIPE_MAX_ATTRIBS
+
+        buffers = list(buffers or [])
+        if start_slot < 0 or start_slot + len(buffers) > PIPE_MAX_ATTRIBS:
+            raise bad_value(
+                "start_slot", f"plus the count must fit in {PIPE_MAX_ATTRIBS} slots", start_slot
+            )
+        for i, vb in enumerate(buffers):
+            slot = start_slot + i
+            if vb is None or vb.buffer is None:
+                self._vbufs.pop(slot, None)
+                continue
+            if not isinstance(vb, VertexBuffer):
+                raise bad_type(f"buffers[{i}]", "a pipe.VertexBuffer or None", vb)
+            if vb.stride < 0 or vb.buffer_offset < 0:
+                raise bad_value(f"buffers[{i}]", "stride and buffer_offset must be >= 0", vb)
+            buf = vb.buffer
+            if isinstance(buf, Resource):
+                if not buf.is_buffer:
+                    raise bad_value(f"buffers[{i}].buffer", "must be a PIPE_BUFFER resource")
+                stored = buf
+            else:
+                stored = _user_bytes(buf, f"buffers[{i}].buffer").copy()
+            self._vbufs[slot] = VertexBuffer(
+                vb.stride, vb.buffer_offset, stored, not isinstance(buf, Resource)
+            )
+
+    # ------------------------------------------------------------------ drawing
+
+    def _current_scene(self) -> Scene:
+        if self._scene is None:
+            fb = self._fb
+            if fb.width <= 0 or fb.height <= 0:
+                raise bad_value("framebuffer", "must be set (width and height > 0) before drawing")
+            cbufs = []
+            resources = set()
+            for s in fb.cbufs:
+                if s is None:
+                    cbufs.append(None)
+                    continue
+                res = s.texture
+                cbufs.append(_color_target(s))
+                resources.add(res)
+            zs = None
+            if fb.zsbuf is not None:
+                res = fb.zsbuf.texture
+                zs = make_depth_target(res, fb.zsbuf.level, fb.zsbuf.first_layer, res.storage)
+                zs.words = zs.words[: fb.height, : fb.width]
+                if zs.stencil is not None:
+                    zs.stencil = zs.stencil[: fb.height, : fb.width]
+                resources.add(res)
+            self._scene_seq += 1
+            scene = Scene(fb.width, fb.height, cbufs, zs, label=f"scene {self._scene_seq}")
+            scene.resources |= resources
+            scene.seq = self._scene_seq  # type: ignore[attr-defined]
+            self._scene = scene
+        return self._scene
+
+    def _render_condition_passes(self) -> bool:
+        query, condition, mode = self._render_cond
+        if query is None:
+            return True
+        wait = mode in (RenderCond.WAIT, RenderCond.BY_REGION_WAIT)
+        ok, value = self.get_query_result(query, wait)
+        if not ok:
+            return True
+        truth = bool(value) if not isinstance(value, tuple) else bool(value[0])
+        return truth != bool(condition)
+
+    def clear(
+        self,
+        buffers: int,
+        color: Sequence[float] | None = None,
+        depth: float = 1.0,
+        stencil: int = 0,
+        scissor_state: Any = None,
+    ) -> None:
+        """Clear the bound surfaces named by ``buffers`` (PIPE_CLEAR_* bits)."""
+        self._check_alive()
+        try:
+            bits = int(buffers)
+        except (TypeError, ValueError):
+            raise bad_type("buffers", "pipe.Clear flags", buffers) from None
+        if bits & ~int(Clear.COLOR | Clear.DEPTHSTENCIL):
+            raise bad_value("buffers", "has bits that are not PIPE_CLEAR_* flags", hex(bits))
+        if bits & int(Clear.COLOR):
+            if color is None:
+                raise bad_value("color", "is required when clearing colour buffers")
+            col = tuple(color)
+            if len(col) != 4:
+                raise bad_value("color", "must have four components", color)
+        if not (0.0 <= float(depth) <= 1.0) and bits & Clear.DEPTH:
+            raise bad_value("depth", "must be in [0, 1]", depth)
+        if not self._render_condition_passes():
+            return
+        scene = self._current_scene()
+        colors = []
+        for i, target in enumerate(scene.cbufs):
+            if target is None or not bits & (int(Clear.COLOR0) << i):
+                continue
+            from workers.fragment import pack_clear_color
+
+            colors.append((i, pack_clear_color(target, color)))
+        depth_word = None
+        sval = None
+        keep = 0
+        zs = scene.zsbuf
+        if zs is not None and bits & int(Clear.DEPTHSTENCIL):
+            layout = zs.layout
+            if bits & Clear.DEPTH and layout.z_bits:
+                from ..util.format import depth_to_word
+
+                w = depth_to_word(layout, np.float32(depth))
+                depth_word = float(w) if layout.z_float else int(w)
+            if bits & Clear.STENCIL and layout.s_bits:
+                sval = int(stencil) & 0xFF
+            if not layout.z_float and not layout.split:
+                if depth_word is None and layout.z_bits:
+                    keep |= layout.z_mask
+                if sval is None and layout.s_bits:
+                    keep |= layout.s_mask
+        scene.add_clear(ClearCmd(colors, depth_word, sval, keep))
+        self.stats["clears"] += 1
+
+    def clear_render_target(
+        self,
+        dst: Surface,
+        color: Sequence[float],
+        dstx: int,
+        dsty: int,
+        width: int,
+        height: int,
+        render_condition_enabled: bool = False,
+    ) -> None:
+        self._check_alive()
+        if not isinstance(dst, Surface):
+            raise bad_type("dst", "a Surface", dst)
+        if render_condition_enabled and not self._render_condition_passes():
+            return
+        box = Box(dstx, dsty, dst.first_layer, width, height, dst.last_layer - dst.first_layer + 1)
+        dst.texture.check_box(dst.level, box, "dstx/dsty/width/height")
+        self._sync_resource(dst.texture, write=True, reason="clear_render_target")
+        desc = try_describe(dst.format)
+        packed = pack_rgba(
+            desc, np.asarray(color, np.float32 if not desc.is_integer else np.int64).reshape(1, 4)
+        )[0]
+        view = dst.texture.level_view(dst.level, box.z, box.depth)
+        view[:, dsty : dsty + height, dstx : dstx + width] = packed
+
+    def clear_depth_stencil(
+        self,
+        dst: Surface,
+        clear_flags: int,
+        depth: float,
+        stencil: int,
+        dstx: int,
+        dsty: int,
+        width: int,
+        height: int,
+        render_condition_enabled: bool = False,
+    ) -> None:
+        self._check_alive()
+        if not isinstance(dst, Surface):
+            raise bad_type("dst", "a Surface", dst)
+        if render_condition_enabled and not self._render_condition_passes():
+            return
+        box = Box(dstx, dsty, dst.first_layer, width, height, dst.last_layer - dst.first_layer + 1)
+        dst.texture.check_box(dst.level, box, "dstx/dsty/width/height")
+        self._sync_resource(dst.texture, write=True, reason="clear_depth_stencil")
+        target = make_depth_target(dst.texture, dst.level, dst.first_layer, dst.texture.storage)
+        layout = target.layout
+        sl = (slice(dsty, dsty + height), slice(dstx, dstx + width))
+        from ..util.format import depth_to_word
+
+        if layout.split:
+            if clear_flags & Clear.DEPTH:
+                target.words[sl] = np.float32(depth)
+            if clear_flags & Clear.STENCIL and target.stencil is not None:
+                target.stencil[sl] = stencil & 0xFF
+            return
+        words = target.words[sl]
+        if layout.z_float:
+            if clear_flags & Clear.DEPTH:
+                words[...] = np.float32(depth)
+            return
+        value = words.astype(np.uint64)
+        if clear_flags & Clear.DEPTH and layout.z_bits:
+            z = int(depth_to_word(layout, np.float32(depth)))
+            value = (value & ~np.uint64(layout.z_mask)) | np.uint64(z)
+        if clear_flags & Clear.STENCIL and layout.s_bits:
+            s = (int(stencil) & ((1 << layout.s_bits) - 1)) << layout.s_shift
+            value = (value & ~np.uint64(layout.s_mask)) | np.uint64(s)
+        words[...] = value.astype(words.dtype)
+
+    def clear_buffer(self, resource: Resource, offset: int, size: int, value: Any) -> None:
+        self._check_alive()
+        if not isinstance(resource, Resource) or not resource.is_buffer:
+            raise bad_type("resource", "a buffer Resource", resource)
+        pattern = _user_bytes(value, "clear_value")
+        if pattern.size == 0 or size % pattern.size:
+            raise bad_value("size", "must be a multiple of the clear value size", size)
+        resource.check_box(0, Box(offset, 0, 0, size, 1, 1), "offset/size")
+        self._sync_resource(resource, write=True, reason="clear_buffer")
+        resource.storage[offset : offset + size] = np.tile(pattern, size // pattern.size)
+
+    def resource_copy_region(
+        self,
+        dst: Resource,
+        dst_level: int,
+        dstx: int,
+        dsty: int,
+        dstz: int,
+        src: Resource,
+        src_level: int,
+        src_box: Box,
+    ) -> None:
+        self._check_alive()
+        for name, r in (("dst", dst), ("src", src)):
+            if not isinstance(r, Resource):
+                raise bad_type(name, "a Resource", r)
+        if dst.block_bytes != src.block_bytes:
+            raise bad_value("dst", "must have the same pixel size as src (compatible formats)")
+        src.check_box(src_level, src_box, "src_box")
+        dbox = Box(dstx, dsty, dstz, src_box.width, src_box.height, src_box.depth)
+        dst.check_box(dst_level, dbox, "dstx/dsty/dstz")
+        self._sync_resource(src, write=False, reason="resource_copy_region")
+        self._sync_resource(dst, write=True, reason="resource_copy_region")
+        if src.is_buffer:
+            data = src.storage[src_box.x : src_box.x + src_box.width].copy()
+            dst.storage[dstx : dstx + src_box.width] = data
+            return
+        sv = src.level_view(src_level, src_box.z, src_box.depth)[
+            :, src_box.y : src_box.y + src_box.height, src_box.x : src_box.x + src_box.width
+        ].copy()
+        dv = dst.level_view(dst_level, dstz, src_box.depth)
+        dv[:, dsty : dsty + src_box.height, dstx : dstx + src_box.width] = sv
+
+    def draw_vbo(self, info: DrawInfo) -> None:
+        """Draw primitives (context.rst "Drawing")."""
+        self._check_alive()
+        if not isinstance(info, DrawInfo):
+            raise bad_type("info", "a pipe.DrawInfo", info)
+        mode = _enum("info.mode", Prim, info.mode)
+        if info.indirect is not None:
+            raise UnsupportedError("indirect draws are not implemented by numpipe yet")
+        if info.count_from_stream_output is not None:
+            raise UnsupportedError("draw_auto (count_from_stream_output) is not implemented yet")
+        if info.count < 0 or info.start < 0 or info.instance_count < 0:
+            raise bad_value("info", "start, count and instance_count must be >= 0", info)
+        vs = self._shaders[ShaderType.VERTEX]
+        fs = self._shaders[ShaderType.FRAGMENT]
+        if vs is None:
+            raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
+        if fs is None:
+            raise bad_value("fragment shader", "must be bound (bind_fs_state) before draw_vbo")
+        if self._fb.width <= 0 or self._fb.height <= 0:
+            raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
+        index_data = None
+        if info.index_size:
+            if info.index_size not in (1, 2, 4):
+                raise bad_value("info.index_size", "must be 0, 1, 2 or 4", info.index_size)
+            if info.index is None:
+                raise bad_value("info.index", "must be set when index_size is non-zero")
+            index_data = (
+                buffer_bytes(info.index)
+                if isinstance(info.index, Resource)
+                else _user_bytes(info.index, "info.index")
+            )
+        nverts_in = vs.kernel.input_decls
+        if nverts_in and self._velems is None:
+            raise bad_value("vertex elements", "must be bound: the vertex shader reads inputs")
+        if self._velems is not None:
+            for i in nverts_in:
+                if i >= len(self._velems.elements):
+                    bound = len(self._velems.elements)
+                    raise bad_value(
+                        "vertex elements",
+                        f"must provide IN[{i}] of the vertex shader ({bound} bound)",
+                    )
+        if info.count == 0 or info.instance_count == 0:
+            return
+        if not self._render_condition_passes():
+            return
+        if self._rast.state.rasterizer_discard:
+            return
+        self.stats["draws"] += 1
+        self._draw(info, mode, vs, fs, index_data)
+
+    def _draw(self, info: DrawInfo, mode: Prim, vs: ShaderCSO, fs: ShaderCSO, index_data) -> None:
+        rast = self._rast.state
+        ids, cuts = read_indices(
+            index_data,
+            info.index_size,
+            info.start,
+            info.count,
+            info.index_bias if info.index_size else 0,
+            bool(info.primitive_restart and info.index_size),
+            info.restart_index,
+        )
+        nstream = ids.size
+        tri_stream, prim_stream = assemble.triangles(mode, nstream, cuts, rast.flatshade_first)
+        if info.index_size and nstream:
+            uniq, inverse = np.unique(ids, return_inverse=True)
+        else:
+            uniq, inverse = ids, np.arange(nstream)
+        nu = uniq.size
+        ninst = info.instance_count
+        vids = np.tile(uniq, ninst)
+        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
+        # vertex fetch
+        buffers = {}
+        for slot, vb in self._vbufs.items():
+            data = vb.buffer.storage if isinstance(vb.buffer, Resource) else vb.buffer
+            buffers[slot] = BoundVertexBuffer(data, vb.stride, vb.buffer_offset)
+        elements = list(self._velems.elements) if self._velems is not None else []
+        fetched = fetch_attributes(elements, buffers, vids, iids, info.start_instance)
+        n = vids.size
+        sysvals = {
+            "VERTEXID": _sv_int(vids),
+            "VERTEXID_NOBASE": _sv_int(vids - (info.index_bias if info.index_size else 0)),
+            "INSTANCEID": _sv_int(iids),
+            "BASEVERTEX": _sv_int(np.full(n, info.index_bias if info.index_size else info.start)),
+            "BASEINSTANCE": _sv_int(np.full(n, info.start_instance)),
+            "DRAWID": _sv_int(np.full(n, info.drawid)),
+        }
+        from ..tgsi.compiler import ExecEnv
+
+        res = vs.kernel(
+            ExecEnv(
+                n=n,
+                inputs=fetched,
+                consts=self._const_arrays(ShaderType.VERTEX),
+                system_values=sysvals,
+                textures=None,
+            )
+        )
+        pos_reg = vs.kernel.output_index("POSITION")
+        if pos_reg is None:
+            pos = np.zeros((n, 4), F32)
+        else:
+            pos = np.stack([_bcast(c, n) for c in res.outputs[pos_reg]], axis=1).astype(F32)
+        # fragment shader linkage
+        fs_inputs, link = self._link(vs, fs)
+        k = len(link)
+        attrs = np.zeros((n, k, 4), F32)
+        interp = []
+        for slot, (vs_reg, mode_name) in enumerate(link):
+            interp.append(mode_name)
+            if vs_reg is not None and vs_reg in res.outputs:
+                attrs[:, slot] = np.stack([_bcast(c, n, F32) for c in res.outputs[vs_reg]], axis=1)
+        # triangles per instance, instance after instance
+        if ninst == 1:
+            tris = inverse[tri_stream]
+            prims = prim_stream
+        else:
+            per = [i * nu + inverse[tri_stream] for i in range(ninst)]
+            tris = np.concatenate(per)
+            nprim = int(prim_stream.max()) + 1 if prim_stream.size else 0
+            prims = np.concatenate([prim_stream + i * nprim for i in range(ninst)])
+        ntri_in = tris.shape[0]
+        # viewport transform (fused, as the draw module's vertex stage), then clipping
+        vp = self._viewports[0]
+        win, oow = viewport_transform(pos, vp.scale, vp.translate)
+        ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
+        planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
+        geo = clip.clip_triangles(
+            pos,
+            win,
+            oow,
+            attrs,
+            tris,
+            prims,
+            planes=planes,
+            active=active,
+            interp=interp,
+            flatshade_first=rast.flatshade_first,
+            scale=vp.scale,
+            translate=vp.translate,
+        )
+        win, oow, attrs, tris, prims = geo.win, geo.oow, geo.attrs, geo.tris, geo.prim_ids
+        fb = self._fb
+        region = (0, 0, fb.width - 1, fb.height - 1)
+        if rast.scissor:
+            sc = self._scissors[0]
+            region = (
+                max(0, sc.minx),
+                max(0, sc.miny),
+                min(fb.width, sc.maxx) - 1,
+                min(fb.height, sc.maxy) - 1,
+            )
+        ts = setup_triangles(
+            win,
+            oow,
+            tris,
+            attrs,
+            interp,
+            region=region,
+            half_pixel_center=rast.half_pixel_center,
+            bottom_edge_rule=rast.bottom_edge_rule,
+            front_ccw=rast.front_ccw,
+            cull_front=self._rast.cull_front,
+            cull_back=self._rast.cull_back,
+            flatshade_first=rast.flatshade_first,
+            prim_ids=prims,
+        )
+        for q in self._active_queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += prim_stream.size and (int(prim_stream.max()) + 1) * ninst
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += nstream * ninst
+                st.ia_primitives += ntri_in
+                st.vs_invocations += n
+                st.c_invocations += ntri_in
+                st.c_primitives += tris.shape[0]
+        self.stats["triangles"] += ts.count
+        if ts.count == 0 or (self._sample_mask & 1) == 0:
+            return
+        scene = self._current_scene()
+        state = self._fragment_state(fs, fs_inputs, scene)
+        scene.add_draw(state, ts)
+
+    def _link(self, vs: ShaderCSO, fs: ShaderCSO) -> tuple[list, list]:
+        """Match FS inputs to VS outputs by semantic.
+
+        Returns ``(fs_inputs, link)``: ``fs_inputs`` is the FragmentState input
+        list, ``link[slot] = (vs_output_register, interpolation)``.
+        """
+        rast = self._rast.state
+        vs_out = {(d.semantic, d.semantic_index): reg for reg, d in vs.kernel.output_decls.items()}
+        fs_inputs = []
+        link = []
+        for reg, d in sorted(fs.kernel.input_decls.items()):
+            sem = d.semantic
+            if sem == "POSITION":
+                fs_inputs.append((reg, "pos", 0))
+                continue
+            if sem == "FACE":
+                fs_inputs.append((reg, "face", 0))
+                continue
+            mode = d.interpolate
+            if mode is None:
+                mode = "COLOR" if sem in ("COLOR", "BCOLOR") else "PERSPECTIVE"
+            if mode == "COLOR":
+                mode = "CONSTANT" if rast.flatshade else "PERSPECTIVE"
+            source = vs_out.get((sem, d.semantic_index))
+            fs_inputs.append((reg, "attr", len(link)))
+            link.append((source, mode.lower()))
+        return fs_inputs, link
+
+    def _const_arrays(self, stage: ShaderType) -> list[Any]:
+        slots = self._constbufs.get(stage, {})
+        if not slots:
+            return []
+        out: list[Any] = [None] * (max(slots) + 1)
+        for idx, (res, data) in slots.items():
+            if res is not None:
+                off, size = data
+                out[idx] = res.storage[off : off + size]
+            else:
+                out[idx] = data
+        return out
+
+    def _fragment_state(self, fs: ShaderCSO, fs_inputs: list, scene: Scene) -> Any:
+        from workers.fragment import FragmentState
+
+        kern = fs.kernel
+        nc = len(scene.cbufs)
+        all_cbufs = fs.shader.get_property("FS_COLOR0_WRITES_ALL_CBUFS", 0)
+        color_outputs: list[int | None] = []
+        for i in range(nc):
+            reg = kern.output_index("COLOR", 0 if all_cbufs else i)
+            color_outputs.append(reg)
+        depth_out = kern.output_index("POSITION")
+        stencil_out = kern.output_index("STENCIL")
+        consts = []
+        for idx, arr in enumerate(self._const_arrays(ShaderType.FRAGMENT)):
+            if arr is None:
+                consts.append(None)
+                continue
+            res = self._constbufs[ShaderType.FRAGMENT][idx][0]
+            # User constants were copied at bind time; resource constants are
+            # captured (the scene marks the resource busy) rather than copied.
+            if res is not None:
+                scene.resources.add(res)
+            consts.append(arr)
+        counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
+        blend = self._blend
+        origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
+        center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
+        st = FragmentState(
+            kernel=kern,
+            fs_inputs=fs_inputs,
+            consts=consts,
+            textures=None,
+            color_outputs=color_outputs,
+            depth_output=depth_out,
+            stencil_output=stencil_out,
+            blend=list(blend.rt[:nc]),
+            blend_enabled=any(rt.blend_enable for rt in blend.rt[:nc]),
+            blend_color=self._blend_color,
+            dsa=self._dsa.state,
+            stencil_ref=self._stencil_ref,
+            coord_lower_left=origin == "LOWER_LEFT",
+            coord_integer_center=center == "INTEGER",
+            fb_height=self._fb.height,
+            counters=counters,
+        )
+        if blend.uses_src1:
+            st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
+        return st
+
+    # ------------------------------------------------------------------ flush and sync
+
+    def _submit_scene(self) -> Fence:
+        scene = self._scene
+        if scene is None or scene.empty:
+            self._scene = None
+            return self._last_fence
+        self._scene = None
+        seq = scene.seq  # type: ignore[attr-defined]
+        scene.on_complete.append(self._scene_done)
+        for res in scene.resources:
+            res.add_pending(scene.fence)
+        scene.fence.set_error_source(lambda s=seq: self._take_error(upto=s))
+        self.stats["scenes"] += 1
+        prev = self._last_fence
+        self._last_fence = scene.fence
+        for q in list(self._pending_query_scenes(scene)):
+            q.fence = scene.fence
+            q.pending_scene = None
+        self.screen.pool.submit(scene, after=prev)
+        return scene.fence
+
+    def _pending_query_scenes(self, scene: Scene):
+        return [q for q in getattr(scene, "queries", [])]
+
+    def _scene_done(self, scene: Scene) -> None:
+        now = self.screen.get_timestamp()
+        for q in getattr(scene, "queries", []):
+            if q.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
+                q.end_ns = now
+        if scene.errors:
+            with self._lock:
+                for err in scene.errors:
+                    self._errors.append((scene.seq, err))  # type: ignore[attr-defined]
+                self._reset_status = ResetStatus.GUILTY_CONTEXT_RESET
+                self._reset_pending_callback = True
+
+    def _take_error(self, upto: int | None = None) -> BaseException | None:
+        """Remove and return the oldest unreported error (of scenes up to ``upto``)."""
+        with self._lock:
+            found = next(
+                (i for i, (seq, _) in enumerate(self._errors) if upto is None or seq <= upto),
+                None,
+            )
+            if found is None:
+                return None
+            _, err = self._errors.pop(found)
+        self._fire_reset_callback()
+        return err
+
+    def _fire_reset_callback(self) -> None:
+        cb = None
+        with self._lock:
+            if self._reset_pending_callback and self._reset_callback is not None:
+                cb = self._reset_callback
+                self._reset_pending_callback = False
+        if cb is not None:
+            cb(ResetStatus.GUILTY_CONTEXT_RESET)
+
+    def record_error(self, exc: BaseException, where: str) -> None:
+        """Keep an exception raised on a thread other than the application's."""
+        add_origin_note(exc, where)
+        with self._lock:
+            self._errors.append((self._scene_seq, exc))
+            self._reset_status = ResetStatus.GUILTY_CONTEXT_RESET
+            self._reset_pending_callback = True
+
+    def raise_pending_error(self) -> None:
+        """Raise the oldest error not yet reported (a sync point).
+
+        A no-op on the driver thread of a threaded context: there the error
+        stays recorded until the application reaches a sync point.
+        """
+        if self.driver_thread_id == threading.get_ident():
+            return
+        err = self._take_error()
+        if err is not None:
+            raise err
+
+    def flush(self, flags: int = 0) -> Fence:
+        """Submit recorded work; return a fence signalled when it completes."""
+        self._check_alive()
+        try:
+            flags = Flush(int(flags))
+        except ValueError:
+            raise bad_value("flags", "must be pipe.Flush flags", flags) from None
+        self.raise_pending_error()
+        fence = self._submit_scene()
+        return fence
+
+    def flush_resource(self, resource: Resource) -> None:
+        self._check_alive()
+        if not isinstance(resource, Resource):
+            raise bad_type("resource", "a Resource", resource)
+
+    def texture_barrier(self, flags: int = 0) -> None:
+        self._check_alive()
+        self._submit_scene()
+
+    def memory_barrier(self, flags: int) -> None:
+        self._check_alive()
+        self._submit_scene()
+
+    def _uses_resource(self, resource: Resource) -> bool:
+        return self._scene is not None and resource in self._scene.resources
+
+    def _sync_resource(
+        self, resource: Resource, write: bool, reason: str, dontblock: bool = False
+    ) -> bool:
+        """Wait until no submitted or recorded work uses ``resource``.
+
+        Returns False (without waiting) if ``dontblock`` and it would block.
+        """
+        if self._uses_resource(resource):
+            if dontblock:
+                return False
+            self._submit_scene()
+        fences = resource.pending_fences()
+        if fences and dontblock:
+            return False
+        for f in fences:
+            f.wait(None)
+        self.raise_pending_error()
+        return True
+
+    def transfer_map(
+        self, resource: Resource, level: int, usage: int, box: Box
+    ) -> tuple[np.ndarray | None, TransferObject | None]:
+        """Map a box of a resource; returns (data, transfer)."""
+        self._check_alive()
+        if not isinstance(resource, Resource):
+            raise bad_type("resource", "a Resource created by this screen", resource)
+        if resource.destroyed:
+            raise bad_value("resource", "has been destroyed")
+        if not isinstance(box, Box):
+            raise bad_type("box", "a pipe.Box", box)
+        usage = objects.check_transfer_usage(usage)
+        resource.check_box(level, box)
+        if not usage & Transfer.UNSYNCHRONIZED:
+            ok = self._sync_resource(
+                resource,
+                bool(usage & Transfer.WRITE),
+                "transfer_map",
+                bool(usage & Transfer.DONTBLOCK),
+            )
+            if not ok:
+                return None, None
+        return self.map_box(resource, level, usage, box)
+
+    def map_box(self, resource: Resource, level: int, usage: Transfer, box: Box, storage=None):
+        """The mapping itself (no synchronisation)."""
+        store = resource.storage if storage is None else storage
+        if resource.is_buffer:
+            data = store[box.x : box.x + box.width]
+            xfer = TransferObject(
+                resource, level, usage, copy.copy(box), box.width, box.width, data, context=self
+            )
+            return data, xfer
+        lay = resource.level_layout(level)
+        full = resource.level_view(level, box.z, box.depth, storage=store)
+        data = full[:, box.y : box.y + box.height, box.x : box.x + box.width]
+        xfer = TransferObject(
+            resource,
+            level,
+            usage,
+            copy.copy(box),
+            lay.row_stride,
+            lay.layer_stride,
+            data,
+            context=self,
+        )
+        return data, xfer
+
+    def transfer_flush_region(self, transfer: TransferObject, box: Box) -> None:
+        if not isinstance(transfer, TransferObject):
+            raise bad_type("transfer", "a transfer from transfer_map", transfer)
+        if not transfer.usage & Transfer.FLUSH_EXPLICIT:
+            raise bad_value("transfer", "was not mapped with PIPE_TRANSFER_FLUSH_EXPLICIT")
+
+    def transfer_unmap(self, transfer: TransferObject) -> None:
+        if not isinstance(transfer, TransferObject):
+            raise bad_type("transfer", "a transfer from transfer_map", transfer)
+        if transfer.unmapped:
+            raise bad_value("transfer", "has already been unmapped")
+        transfer.unmapped = True
+        res = transfer.resource
+        if res.is_buffer and transfer.usage & Transfer.WRITE:
+            with res.lock:
+                lo, hi = res.tc_valid_range
+                start, end = transfer.box.x, transfer.box.x + transfer.box.width
+                res.tc_valid_range = [min(lo, start) if hi > lo else start, max(hi, end)]
+
+    def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
+        """Write ``data`` into a buffer at ``offset`` (map + copy + unmap in one)."""
+        self._check_alive()
+        if not isinstance(resource, Resource) or not resource.is_buffer:
+            raise bad_type("resource", "a buffer Resource", resource)
+        raw = _user_bytes(data, "data")
+        box = Box(offset, 0, 0, raw.size, 1, 1)
+        if raw.size == 0:
+            return
+        resource.check_box(0, box, "offset/size")
+        usage = Transfer(int(usage)) | Transfer.WRITE
+        if not usage & Transfer.UNSYNCHRONIZED:
+            self._sync_resource(resource, True, "buffer_subdata")
+        resource.storage[offset : offset + raw.size] = raw
+        with resource.lock:
+            lo, hi = resource.tc_valid_range
+            resource.tc_valid_range = [
+                min(lo, offset) if hi > lo else offset,
+                max(hi, offset + raw.size),
+            ]
+
+    def texture_subdata(
+        self,
+        resource: Resource,
+        level: int,
+        usage: int,
+        box: Box,
+        data: Any,
+        stride: int = 0,
+        layer_stride: int = 0,
+    ) -> None:
+        self._check_alive()
+        if not isinstance(resource, Resource) or resource.is_buffer:
+            raise bad_type("resource", "a texture Resource", resource)
+        resource.check_box(level, box)
+        bb = resource.block_bytes
+        row = box.width * bb
+        stride = stride or row
+        layer_stride = layer_stride or stride * box.height
+        raw = _user_bytes(data, "data")
+        need = (box.depth - 1) * layer_stride + (box.height - 1) * stride + row
+        if stride < row or layer_stride < stride * box.height or raw.size < need:
+            raise bad_value(
+                "data",
+                f"must hold {box.depth} layers of {box.height} rows of {row} bytes "
+                f"(stride {stride}, layer_stride {layer_stride}, {need} bytes)",
+                raw.size,
+            )
+        self._sync_resource(resource, True, "texture_subdata")
+        src = np.lib.stride_tricks.as_strided(
+            raw, shape=(box.depth, box.height, row), strides=(layer_stride, stride, 1)
+        )
+        view = resource.level_view(level, box.z, box.depth)
+        view[:, box.y : box.y + box.height, box.x : box.x + box.width] = src.reshape(
+            box.depth, box.height, box.width, bb
+        )
+
+    def invalidate_resource(self, resource: Resource) -> None:
+        self._check_alive()
+        if not isinstance(resource, Resource):
+            raise bad_type("resource", "a Resource", resource)
+
+    def is_resource_referenced(self, resource: Resource, level: int = 0, layer: int = 0) -> int:
+        if self._uses_resource(resource):
+            return 3  # PIPE_REFERENCED_FOR_READ | WRITE
+        return 3 if resource.busy else 0
+
+    # ------------------------------------------------------------------ queries
+
+    def create_query(self, query_type: QueryType, index: int = 0) -> Query:
+        return objects.make_query(query_type, index, self)
+
+    def destroy_query(self, query: Query) -> None:
+        if not isinstance(query, Query):
+            raise bad_type("query", "a Query from create_query", query)
+        if query in self._active_queries:
+            self._active_queries.remove(query)
+        query.destroyed = True
+
+    def begin_query(self, query: Query) -> bool:
+        self._check_alive()
+        if not isinstance(query, Query):
+            raise bad_type("query", "a Query from create_query", query)
+        if query.type in (QueryType.TIMESTAMP, QueryType.GPU_FINISHED):
+            raise bad_value("query", f"{query.type.name} queries take no begin_query")
+        if query.active:
+            raise bad_value("query", "is already active (begin_query twice without end_query)")
+        query.active = True
+        query.ended = False
+        query.fence = None
+        query.pending_scene = None
+        query.stats = objects.PipelineStatistics()
+        query.primitives = 0
+        if query.type in (
+            QueryType.OCCLUSION_COUNTER,
+            QueryType.OCCLUSION_PREDICATE,
+            QueryType.OCCLUSION_PREDICATE_CONSERVATIVE,
+        ):
+            query.counter = OcclusionCounter()
+        if query.type == QueryType.TIME_ELAPSED:
+            query.begin_ns = self.screen.get_timestamp()
+            if not self._last_fence.signalled:
+                self._last_fence.add_done_callback(
+                    lambda q=query: setattr(
+                        q, "begin_ns", max(q.begin_ns, self.screen.get_timestamp())
+                    )
+                )
+        self._active_queries.append(query)
+        return True
+
+    def end_query(self, query: Query) -> bool:
+        self._check_alive()
+        if not isinstance(query, Query):
+            raise bad_type("query", "a Query from create_query", query)
+        if query.type not in (QueryType.TIMESTAMP, QueryType.GPU_FINISHED) and not query.active:
+            raise bad_value("query", "is not active (end_query without begin_query)")
+        query.active = False
+        if query in self._active_queries:
+            self._active_queries.remove(query)
+        query.ended = True
+        if self._scene is not None and not self._scene.empty:
+            if not hasattr(self._scene, "queries"):
+                self._scene.queries = []  # type: ignore[attr-defined]
+            self._scene.queries.append(query)  # type: ignore[attr-defined]
+            query.pending_scene = self._scene
+            query.fence = None
+        else:
+            query.pending_scene = None
+            query.fence = self._last_fence
+            if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
+                if self._last_fence.signalled:
+                    query.end_ns = self.screen.get_timestamp()
+                else:
+                    self._last_fence.add_done_callback(
+                        lambda q=query: setattr(q, "end_ns", self.screen.get_timestamp())
+                    )
+        return True
+
+    def query_fence(self, query: Query) -> Fence:
+        """The fence after which the query's result is final (flushes if needed)."""
+        if query.pending_scene is not None:
+            if query.pending_scene is self._scene:
+                self._submit_scene()
+        fence = query.fence
+        if fence is None:
+            fence = self._last_fence
+        return fence
+
+    def get_query_result(self, query: Query, wait: bool = True) -> tuple[bool, Any]:
+        """``(True, value)`` once the result is known; ``(False, None)`` if not
+        ready and ``wait`` is false."""
+        self._check_alive()
+        if not isinstance(query, Query):
+            raise bad_type("query", "a Query from create_query", query)
+        if not query.ended:
+            raise bad_value("query", "has not been ended (end_query)")
+        fence = self.query_fence(query)
+        if not fence.signalled:
+            if not wait:
+                return False, None
+            fence.wait(None)
+        else:
+            self.raise_pending_error()
+        if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED) and query.end_ns == 0:
+            query.end_ns = self.screen.get_timestamp()
+        return True, query.result()
+
+    async def get_query_result_async(self, query: Query) -> Any:
+        """Await the query's result (asyncio or trio)."""
+        fence = self.query_fence(query)
+        await fence
+        return self.get_query_result(query, wait=True)[1]
+
+    def render_condition(
+        self, query: Query | None, condition: bool = False, mode: int = RenderCond.WAIT
+    ) -> None:
+        self._check_alive()
+        if query is not None and not isinstance(query, Query):
+            raise bad_type("query", "a Query or None", query)
+        self._render_cond = (query, bool(condition), _enum("mode", RenderCond, mode))
+
+    def set_active_query_state(self, enable: bool) -> None:
+        self._check_alive()
+
+    # ------------------------------------------------------------------ misc
+
+    def get_device_reset_status(self) -> ResetStatus:
+        with self._lock:
+            status = self._reset_status
+            self._reset_status = ResetStatus.NO_RESET
+        return status
+
+    def set_device_reset_callback(self, callback: Callable[[ResetStatus], None] | None) -> None:
+        self._reset_callback = callback
+
+    def generate_mipmap(
+        self,
+        resource: Resource,
+        format: Format,
+        base_level: int,
+        last_level: int,
+        first_layer: int,
+        last_layer: int,
+    ) -> bool:
+        return False
+
+    def blit(self, info: Any) -> None:
+        raise UnsupportedError("blit is not implemented by numpipe yet (use resource_copy_region)")
+
+    def emit_string_marker(self, string: str) -> None:
+        pass
+
+    def wait_idle(self, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
+        return self.flush().finish(timeout_ns)
+
+
+def _fb_key(fb: FramebufferState) -> tuple:
+    return (fb.width, fb.height, tuple(id(s) for s in fb.cbufs), id(fb.zsbuf))
+
+
+def _color_target(surface: Surface):
+    res = surface.texture
+    target = make_color_target(res, surface.level, surface.first_layer, res.storage)
+    if surface.format != res.format:
+        from ..util.format import describe
+
+        target.desc = describe(surface.format)
+    return target
+
+
+def _user_bytes(obj: Any, arg: str) -> np.ndarray:
+    if obj is None:
+        raise bad_value(arg, "must not be None")
+    if isinstance(obj, np.ndarray):
+        return np.ascontiguousarray(obj).reshape(-1).view(np.uint8)
+    try:
+        mv = memoryview(obj)
+    except TypeError:
+        raise PipeTypeError(
+            f"{arg} must be a Resource, bytes-like object or numpy array; got {type(obj).__name__}"
+        ) from None
+    return np.frombuffer(mv.cast("B"), dtype=np.uint8)
+
+
+def _bcast(v: Any, n: int, dtype: Any = None) -> np.ndarray:
+    a = np.asarray(v)
+    if dtype is not None and a.dtype != dtype:
+        a = a.view(dtype) if a.dtype.itemsize == 4 and a.dtype.kind in "iu" else a.astype(dtype)
+    if a.ndim == 0:
+        return np.full(n, a, dtype=a.dtype)
+    return a
+
+
+def _sv_int(values: np.ndarray) -> list[np.ndarray]:
+    v = values.astype(np.int32)
+    return [v, v, v, v]
+
+
+_ = (time, PipeValueError)

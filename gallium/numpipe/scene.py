@@ -1,0 +1,222 @@
+"""Scenes: everything one flush asks the rasterizer to do.
+
+Theory of operation
+-------------------
+A context records clears and set-up triangles into its current
+:class:`Scene` on the driver thread; ``flush`` hands the scene to the screen's
+worker pool and starts a new one.  A scene is fixed to one framebuffer.  The
+framebuffer is cut into tiles of 64x64 pixels; the unit of work is a *band*,
+one row of tiles across the whole width, because a kernel call over a band
+(64 x width pixels) is big enough to amortise numpy's per-call overhead while
+bands still balance well across workers.
+
+Each draw is *binned* when it is added: a CSR index gives, for every band,
+the triangles whose bounding box touches it, in submission order.  A worker
+executing band b walks the command list in order and applies each command to
+its band only, so
+
+* a band is written by exactly one worker (no locks on pixels);
+* per pixel, commands and triangles apply in submission order;
+* the result is bit-identical for any number of workers.
+
+Everything a worker reads is captured in the scene when the command is
+recorded: render-target arrays, constant-buffer bytes, sampler-view arrays,
+CSO state.  The worker never looks at the context, which has moved on.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..pipe.errors import add_origin_note
+from ..pipe.fence import Fence
+from ..util.format import DepthLayout, FormatDesc, depth_layout
+from .setup import TriangleSet
+
+TILE = 64
+
+
+@dataclass
+class ColorTarget:
+    """A colour surface as the rasterizer writes it."""
+
+    desc: FormatDesc
+    raw: np.ndarray  # (H, W, block_bytes) uint8 view of the surface
+    kind: str  # "unorm8" (4 x 8-bit UNORM), "float32", "generic"
+    typed: np.ndarray | None  # (H, W, C) uint8 / float32 view for the fast kinds
+    perm: tuple[int, ...]  # RGBA component -> memory channel for the fast kinds
+    resource: Any = None
+
+
+@dataclass
+class DepthTarget:
+    """A depth/stencil surface."""
+
+    layout: DepthLayout
+    words: np.ndarray  # (H, W) view of the pixel words (z float32 for split formats)
+    stencil: np.ndarray | None  # (H, W) uint8 view for Z32_FLOAT_S8X24_UINT, else None
+    resource: Any = None
+
+
+@dataclass
+class OcclusionCounter:
+    """Samples that passed, summed over every band and scene a query spans."""
+
+    count: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, n: int) -> None:
+        if n:
+            with self.lock:
+                self.count += n
+
+
+@dataclass
+class ClearCmd:
+    colors: list[tuple[int, np.ndarray]]  # (cbuf index, packed pixel value)
+    depth_word: Any  # value for the depth bits, or None
+    stencil: int | None
+    zs_mask_keep: int  # bits of the zs word to keep (depth-only / stencil-only clears)
+
+
+@dataclass
+class DrawCmd:
+    """Set-up triangles plus the fragment state they are shaded with."""
+
+    state: Any  # workers.fragment.FragmentState
+    tris: TriangleSet
+    band_start: np.ndarray  # CSR: band b's triangles are band_tris[band_start[b]:band_start[b+1]]
+    band_tris: np.ndarray
+
+    def triangles_in_band(self, band: int) -> np.ndarray:
+        return self.band_tris[self.band_start[band] : self.band_start[band + 1]]
+
+
+def bin_by_band(tris: TriangleSet, nbands: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of triangle indices per band (bands are TILE rows tall)."""
+    if tris.count == 0:
+        return np.zeros(nbands + 1, np.int64), np.zeros(0, np.int64)
+    b0 = tris.bbox[:, 1].astype(np.int64) // TILE
+    b1 = tris.bbox[:, 3].astype(np.int64) // TILE
+    counts = b1 - b0 + 1
+    tri_of = np.repeat(np.arange(tris.count), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    band_of = b0[tri_of] + (np.arange(tri_of.size) - first)
+    order = np.argsort(band_of, kind="stable")
+    band_tris = tri_of[order]
+    band_start = np.zeros(nbands + 1, np.int64)
+    np.cumsum(np.bincount(band_of, minlength=nbands)[:nbands], out=band_start[1:])
+    return band_start, band_tris
+
+
+class Scene:
+    """One flush's worth of rasterization work for one framebuffer."""
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        cbufs: list[ColorTarget | None],
+        zsbuf: DepthTarget | None,
+        label: str = "",
+    ) -> None:
+        self.width = width
+        self.height = height
+        self.cbufs = cbufs
+        self.zsbuf = zsbuf
+        self.commands: list[ClearCmd | DrawCmd] = []
+        self.nbands = max(1, -(-height // TILE))
+        self.fence = Fence(label=label)
+        self.resources: set[Any] = set()
+        self.errors: list[BaseException] = []
+        self._error_lock = threading.Lock()
+        self.on_complete: list[Any] = []
+        self.triangles = 0
+        self.counters: set[OcclusionCounter] = set()
+        self.stats_fragments = np.zeros(self.nbands, np.int64)
+
+    # -- recording (driver thread) ------------------------------------------------
+
+    @property
+    def empty(self) -> bool:
+        return not self.commands
+
+    def add_clear(self, cmd: ClearCmd) -> None:
+        self.commands.append(cmd)
+
+    def add_draw(self, state: Any, tris: TriangleSet) -> None:
+        if tris.count == 0:
+            return
+        band_start, band_tris = bin_by_band(tris, self.nbands)
+        self.commands.append(DrawCmd(state, tris, band_start, band_tris))
+        self.triangles += tris.count
+
+    # -- execution (workers) --------------------------------------------------------
+
+    def unit_count(self) -> int:
+        return self.nbands if self.commands else 0
+
+    def run_unit(self, unit: int, worker: int) -> None:
+        from workers.raster import execute_band
+
+        execute_band(self, unit)
+
+    def unit_failed(self, unit: int, exc: BaseException) -> None:
+        add_origin_note(exc, f"a rasterizer worker (band {unit})")
+        with self._error_lock:
+            self.errors.append(exc)
+
+    def complete(self) -> None:
+        for cb in self.on_complete:
+            try:
+                cb(self)
+            except BaseException as exc:  # pragma: no cover - defensive
+                self.unit_failed(-1, exc)
+        self.fence.signal()
+
+
+def make_depth_target(resource: Any, level: int, layer: int, storage: np.ndarray) -> DepthTarget:
+    layout = depth_layout(resource.format)
+    if layout.split:
+        raw = resource.level_view(level, layer, 1, storage=storage)[0]
+        words = raw[..., 0:4].view(np.float32)[..., 0]
+        stencil = raw[..., 4]
+        return DepthTarget(layout, words, stencil, resource)
+    words = resource.typed_view(layout.word, 1, level, layer, storage=storage)
+    return DepthTarget(layout, words, None, resource)
+
+
+def make_color_target(resource: Any, level: int, layer: int, storage: np.ndarray) -> ColorTarget:
+    desc: FormatDesc = resource.desc
+    raw = resource.level_view(level, layer, 1, storage=storage)[0]
+    names = [c.name for c in desc.channels]
+    if (
+        desc.layout == "array"
+        and all(c.bits == 8 and c.type == "UNORM" for c in desc.channels if c.name != "X")
+        and len(names) == 4
+        and set(names) <= {"R", "G", "B", "A", "X"}
+    ):
+        typed = resource.typed_view(np.uint8, 4, level, layer, storage=storage)
+        perm = tuple(names.index(ch) if ch in names else -1 for ch in "RGBA")
+        return ColorTarget(desc, raw, "unorm8", typed, perm, resource)
+    if (
+        desc.layout == "array"
+        and all(c.type == "FLOAT" and c.bits == 32 for c in desc.channels)
+        and set(names) <= {"R", "G", "B", "A"}
+        and names == ["R", "G", "B", "A"][: len(names)]
+    ):
+        typed = resource.typed_view(np.float32, len(names), level, layer, storage=storage)
+        if typed.ndim == 2:
+            typed = typed[..., None]
+        perm = tuple(range(len(names)))
+        return ColorTarget(desc, raw, "float32", typed, perm, resource)
+    return ColorTarget(desc, raw, "generic", None, (), resource)
+
+
+def scene_error_source(scene: Scene) -> BaseException | None:
+    with scene._error_lock:
+        return scene.errors[0] if scene.errors else None

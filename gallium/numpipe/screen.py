@@ -1,0 +1,426 @@
+"""The numpipe screen: ``pipe_screen`` of the software driver.
+
+Thread safety (screen.rst): every method here may be called from any thread
+at any time, including while contexts of this screen run on other threads.
+The screen's mutable state is the resource registry and the statistics, both
+guarded by one lock; creating resources and contexts touches nothing shared
+beyond that.  The screen owns the worker pool that every context's scenes run
+on.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import threading
+import time
+from typing import Any
+
+from ..pipe.enums import (
+    PIPE_MAX_COLOR_BUFS,
+    PIPE_MAX_CONSTANT_BUFFERS,
+    PIPE_MAX_SHADER_INPUTS,
+    PIPE_MAX_SHADER_OUTPUTS,
+    PIPE_TIMEOUT_INFINITE,
+    Bind,
+    Cap,
+    CapF,
+    ComputeCap,
+    Endian,
+    Format,
+    ShaderCap,
+    ShaderIR,
+    ShaderType,
+    TextureTarget,
+)
+from ..pipe.errors import PipeValueError, bad_type, bad_value
+from ..pipe.fence import Fence
+from ..pipe.state import DriverQueryInfo, ResourceTemplate
+from ..util.format import try_describe
+from .resource import Resource, format_desc_or_error, normalize_template
+
+MAX_TEXTURE_SIZE = 16384
+MAX_TEXTURE_LEVELS = 15  # 16384 = 2**14
+
+# Integer caps.  Every cap screen.rst names is here; 0 means "not supported
+# (yet)" and the matching entry point raises UnsupportedError.
+_CAPS: dict[Cap, int] = {
+    Cap.NPOT_TEXTURES: 1,
+    Cap.MAX_DUAL_SOURCE_RENDER_TARGETS: 1,
+    Cap.MAX_RENDER_TARGETS: PIPE_MAX_COLOR_BUFS,
+    Cap.OCCLUSION_QUERY: 1,
+    Cap.QUERY_TIME_ELAPSED: 1,
+    Cap.MAX_TEXTURE_2D_LEVELS: MAX_TEXTURE_LEVELS,
+    Cap.MAX_TEXTURE_3D_LEVELS: 12,
+    Cap.MAX_TEXTURE_CUBE_LEVELS: 13,
+    Cap.BLEND_EQUATION_SEPARATE: 1,
+    Cap.SM3: 1,
+    Cap.PRIMITIVE_RESTART: 1,
+    Cap.INDEP_BLEND_ENABLE: 1,
+    Cap.INDEP_BLEND_FUNC: 1,
+    Cap.MAX_TEXTURE_ARRAY_LAYERS: 2048,
+    Cap.TGSI_FS_COORD_ORIGIN_UPPER_LEFT: 1,
+    Cap.TGSI_FS_COORD_ORIGIN_LOWER_LEFT: 1,
+    Cap.TGSI_FS_COORD_PIXEL_CENTER_HALF_INTEGER: 1,
+    Cap.TGSI_FS_COORD_PIXEL_CENTER_INTEGER: 1,
+    Cap.DEPTH_CLIP_DISABLE: 1,
+    Cap.SHADER_STENCIL_EXPORT: 1,
+    Cap.TGSI_INSTANCEID: 1,
+    Cap.VERTEX_ELEMENT_INSTANCE_DIVISOR: 1,
+    Cap.MIXED_COLORBUFFER_FORMATS: 1,
+    Cap.CONDITIONAL_RENDER: 1,
+    Cap.CONDITIONAL_RENDER_INVERTED: 1,
+    Cap.VERTEX_COLOR_UNCLAMPED: 1,
+    Cap.GLSL_FEATURE_LEVEL: 130,
+    Cap.QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION: 1,
+    Cap.USER_VERTEX_BUFFERS: 1,
+    Cap.CONSTANT_BUFFER_OFFSET_ALIGNMENT: 16,
+    Cap.START_INSTANCE: 1,
+    Cap.QUERY_TIMESTAMP: 1,
+    Cap.MIN_MAP_BUFFER_ALIGNMENT: 64,
+    Cap.QUERY_PIPELINE_STATISTICS: 1,
+    Cap.MAX_VIEWPORTS: 1,
+    Cap.ENDIANNESS: int(Endian.LITTLE),
+    Cap.VENDOR_ID: 0xFFFFFFFF,
+    Cap.DEVICE_ID: 0xFFFFFFFF,
+    Cap.ACCELERATED: 0,
+    Cap.UMA: 1,
+    Cap.MAX_VERTEX_ATTRIB_STRIDE: 2048,
+    Cap.CLIP_HALFZ: 1,
+    Cap.DEVICE_RESET_STATUS_QUERY: 1,
+    Cap.TGSI_FS_FINE_DERIVATIVE: 1,
+    Cap.SHAREABLE_SHADERS: 1,
+    Cap.DRAW_PARAMETERS: 1,
+    Cap.TGSI_VS_LAYER_VIEWPORT: 0,
+    Cap.PREFER_BLIT_BASED_TEXTURE_TRANSFER: 0,
+    Cap.SIGNED_VERTEX_BUFFER_OFFSET: 0,
+    Cap.ALLOW_MAPPED_BUFFERS_DURING_EXECUTION: 1,
+    Cap.TGSI_CAN_READ_OUTPUTS: 1,
+    Cap.TGSI_ANY_REG_AS_ADDRESS: 0,
+    Cap.CAN_BIND_CONST_BUFFER_AS_VERTEX: 1,
+    Cap.POLYGON_OFFSET_CLAMP: 0,
+    Cap.TGSI_TEXCOORD: 0,
+    Cap.TGSI_ARRAY_COMPONENTS: 0,
+    Cap.MAX_SHADER_PATCH_VARYINGS: 0,
+    Cap.VIEWPORT_SUBPIXEL_BITS: 8,
+    Cap.MIXED_COLOR_DEPTH_BITS: 1,
+    Cap.TGSI_FS_POSITION_IS_SYSVAL: 0,
+    Cap.TGSI_FS_FACE_IS_INTEGER_SYSVAL: 0,
+    Cap.MAX_WINDOW_RECTANGLES: 0,
+}
+
+
+def _video_memory_mb() -> int:
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES")
+        size = os.sysconf("SC_PAGE_SIZE")
+        return int(pages * size // (1024 * 1024))
+    except (ValueError, OSError, AttributeError):
+        return 1024
+
+
+_CAPF: dict[CapF, float] = {
+    CapF.MAX_LINE_WIDTH: 0.0,
+    CapF.MAX_LINE_WIDTH_AA: 0.0,
+    CapF.MAX_POINT_WIDTH: 0.0,
+    CapF.MAX_POINT_WIDTH_AA: 0.0,
+    CapF.MAX_TEXTURE_ANISOTROPY: 0.0,
+    CapF.MAX_TEXTURE_LOD_BIAS: 16.0,
+    CapF.GUARD_BAND_LEFT: -float(1 << 20),
+    CapF.GUARD_BAND_TOP: -float(1 << 20),
+    CapF.GUARD_BAND_RIGHT: float(1 << 20),
+    CapF.GUARD_BAND_BOTTOM: float(1 << 20),
+}
+
+_SHADER_CAPS: dict[ShaderCap, int] = {
+    ShaderCap.MAX_INSTRUCTIONS: 1 << 16,
+    ShaderCap.MAX_ALU_INSTRUCTIONS: 1 << 16,
+    ShaderCap.MAX_TEX_INSTRUCTIONS: 0,
+    ShaderCap.MAX_TEX_INDIRECTIONS: 0,
+    ShaderCap.MAX_CONTROL_FLOW_DEPTH: 1 << 10,
+    ShaderCap.MAX_INPUTS: 32,
+    ShaderCap.MAX_OUTPUTS: 32,
+    ShaderCap.MAX_CONST_BUFFER_SIZE: 1 << 16,
+    ShaderCap.MAX_CONST_BUFFERS: 16,
+    ShaderCap.MAX_TEMPS: 4096,
+    ShaderCap.TGSI_CONT_SUPPORTED: 1,
+    ShaderCap.INDIRECT_INPUT_ADDR: 1,
+    ShaderCap.INDIRECT_OUTPUT_ADDR: 1,
+    ShaderCap.INDIRECT_TEMP_ADDR: 1,
+    ShaderCap.INDIRECT_CONST_ADDR: 1,
+    ShaderCap.SUBROUTINES: 1,
+    ShaderCap.INTEGERS: 1,
+    ShaderCap.INT64_ATOMICS: 0,
+    ShaderCap.FP16: 0,
+    ShaderCap.MAX_TEXTURE_SAMPLERS: 0,
+    ShaderCap.PREFERRED_IR: int(ShaderIR.TGSI),
+    ShaderCap.TGSI_SQRT_SUPPORTED: 1,
+    ShaderCap.MAX_SAMPLER_VIEWS: 0,
+    ShaderCap.TGSI_DROUND_SUPPORTED: 0,
+    ShaderCap.TGSI_DFRACEXP_DLDEXP_SUPPORTED: 0,
+    ShaderCap.TGSI_FMA_SUPPORTED: 1,
+    ShaderCap.TGSI_ANY_INOUT_DECL_RANGE: 1,
+    ShaderCap.MAX_UNROLL_ITERATIONS_HINT: 0,
+    ShaderCap.MAX_SHADER_BUFFERS: 0,
+    ShaderCap.SUPPORTED_IRS: 1 << int(ShaderIR.TGSI),
+    ShaderCap.MAX_SHADER_IMAGES: 0,
+    ShaderCap.LOWER_IF_THRESHOLD: 0,
+    ShaderCap.TGSI_SKIP_MERGE_REGISTERS: 0,
+    ShaderCap.TGSI_LDEXP_SUPPORTED: 0,
+    ShaderCap.MAX_HW_ATOMIC_COUNTERS: 0,
+    ShaderCap.MAX_HW_ATOMIC_COUNTER_BUFFERS: 0,
+}
+_SUPPORTED_STAGES = {ShaderType.VERTEX, ShaderType.FRAGMENT}
+
+_RENDER_FORMATS = {
+    Format.R8G8B8A8_UNORM,
+    Format.B8G8R8A8_UNORM,
+    Format.R8G8B8X8_UNORM,
+    Format.B8G8R8X8_UNORM,
+    Format.A8R8G8B8_UNORM,
+    Format.X8R8G8B8_UNORM,
+    Format.A8B8G8R8_UNORM,
+    Format.R32G32B32A32_FLOAT,
+    Format.R32_FLOAT,
+    Format.R32G32_FLOAT,
+}
+_DEPTH_FORMATS = {
+    Format.Z32_FLOAT,
+    Format.Z24_UNORM_S8_UINT,
+    Format.S8_UINT_Z24_UNORM,
+    Format.Z24X8_UNORM,
+    Format.X8Z24_UNORM,
+    Format.Z16_UNORM,
+    Format.Z32_FLOAT_S8X24_UINT,
+    Format.S8_UINT,
+}
+
+
+class NumpipeScreen:
+    """``pipe_screen`` of the numpipe software driver."""
+
+    def __init__(self, num_threads: int | None = None) -> None:
+        from workers.pool import WorkerPool
+
+        self.pool = WorkerPool(num_threads)
+        self._lock = threading.Lock()
+        self._epoch = time.perf_counter_ns()
+        self._resources = 0
+        self._contexts = 0
+        self.destroyed = False
+
+    # -- identification ----------------------------------------------------------
+
+    def get_name(self) -> str:
+        return "numpipe"
+
+    def get_vendor(self) -> str:
+        return "numpipe"
+
+    def get_device_vendor(self) -> str:
+        return platform.processor() or platform.machine() or "unknown"
+
+    # -- caps ---------------------------------------------------------------------
+
+    def get_param(self, param: Cap | int) -> int:
+        try:
+            cap = Cap(param)
+        except ValueError:
+            raise bad_value("param", "must be a pipe.Cap (PIPE_CAP_*)", param) from None
+        if cap == Cap.VIDEO_MEMORY:
+            return _video_memory_mb()
+        return _CAPS.get(cap, 0)
+
+    def get_paramf(self, param: CapF | int) -> float:
+        try:
+            cap = CapF(param)
+        except ValueError:
+            raise bad_value("param", "must be a pipe.CapF (PIPE_CAPF_*)", param) from None
+        return _CAPF.get(cap, 0.0)
+
+    def get_shader_param(self, shader: ShaderType | int, param: ShaderCap | int) -> int:
+        try:
+            stage = ShaderType(shader)
+        except ValueError:
+            raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
+        try:
+            cap = ShaderCap(param)
+        except ValueError:
+            raise bad_value(
+                "param", "must be a pipe.ShaderCap (PIPE_SHADER_CAP_*)", param
+            ) from None
+        if stage not in _SUPPORTED_STAGES:
+            if cap == ShaderCap.PREFERRED_IR:
+                return int(ShaderIR.TGSI)
+            return 0
+        if cap == ShaderCap.MAX_INPUTS:
+            return min(32, PIPE_MAX_SHADER_INPUTS)
+        if cap == ShaderCap.MAX_OUTPUTS:
+            return min(32, PIPE_MAX_SHADER_OUTPUTS)
+        if cap == ShaderCap.MAX_CONST_BUFFERS:
+            return min(16, PIPE_MAX_CONSTANT_BUFFERS)
+        return _SHADER_CAPS.get(cap, 0)
+
+    def get_compute_param(self, ir_type: ShaderIR | int, param: ComputeCap | int) -> Any:
+        try:
+            cap = ComputeCap(param)
+        except ValueError:
+            raise bad_value(
+                "param", "must be a pipe.ComputeCap (PIPE_COMPUTE_CAP_*)", param
+            ) from None
+        # Compute is not implemented yet (PIPE_CAP_COMPUTE is 0): report no resources.
+        if cap == ComputeCap.IR_TARGET:
+            return ""
+        if cap in (ComputeCap.MAX_GRID_SIZE, ComputeCap.MAX_BLOCK_SIZE):
+            return [0, 0, 0]
+        if cap == ComputeCap.ADDRESS_BITS:
+            return 64
+        return 0
+
+    # -- formats and resources ----------------------------------------------------------
+
+    def is_format_supported(
+        self,
+        format: Format | int,
+        target: TextureTarget | int,
+        sample_count: int = 0,
+        bindings: int = 0,
+        storage_sample_count: int = 0,
+    ) -> bool:
+        try:
+            fmt = Format(format)
+            tgt = TextureTarget(target)
+        except ValueError:
+            return False
+        if sample_count > 1 or storage_sample_count > 1:
+            return False
+        if fmt == Format.NONE:
+            return tgt == TextureTarget.BUFFER and not bindings & ~int(
+                Bind.VERTEX_BUFFER | Bind.INDEX_BUFFER | Bind.CONSTANT_BUFFER
+            )
+        desc = try_describe(fmt)
+        if desc is None:
+            return False
+        b = Bind(int(bindings))
+        if b & Bind.RENDER_TARGET and fmt not in _RENDER_FORMATS:
+            return False
+        if b & Bind.DEPTH_STENCIL and fmt not in _DEPTH_FORMATS:
+            return False
+        if b & (Bind.SAMPLER_VIEW | Bind.SHADER_IMAGE | Bind.SHADER_BUFFER | Bind.STREAM_OUTPUT):
+            return False  # sampling and shader resources arrive with the texture work
+        if b & Bind.VERTEX_BUFFER and (desc.is_depth or desc.is_stencil or desc.layout == "other"):
+            return False
+        return not ((desc.is_depth or desc.is_stencil) and tgt == TextureTarget.BUFFER)
+
+    def can_create_resource(self, templ: ResourceTemplate) -> bool:
+        try:
+            self._check_template(templ)
+        except (PipeValueError, TypeError, ValueError):
+            return False
+        return True
+
+    def _check_template(self, templ: ResourceTemplate):
+        t = normalize_template(templ)
+        desc = format_desc_or_error(t.format)
+        if t.nr_samples > 1:
+            raise bad_value(
+                "templ.nr_samples", "must be 0 or 1: numpipe has no multisampling", t.nr_samples
+            )
+        if t.target != TextureTarget.BUFFER:
+            if desc is None:
+                raise bad_value("templ.format", "must not be PIPE_FORMAT_NONE for a texture")
+            for name, v in (("width0", t.width0), ("height0", t.height0), ("depth0", t.depth0)):
+                if v > MAX_TEXTURE_SIZE:
+                    raise bad_value(f"templ.{name}", f"must be <= {MAX_TEXTURE_SIZE}", v)
+            if t.bind and not self.is_format_supported(
+                t.format, t.target, 0, int(t.bind) & ~int(Bind.SAMPLER_VIEW)
+            ):
+                raise bad_value(
+                    "templ.format",
+                    f"is not supported with bind flags {Bind(int(t.bind))!r} on {t.target.name}",
+                    Format(t.format).name,
+                )
+        elif t.width0 > 1 << 31:
+            raise bad_value("templ.width0", "must be <= 2**31 bytes for a buffer", t.width0)
+        return t, desc
+
+    def resource_create(self, templ: ResourceTemplate) -> Resource:
+        """Create a buffer or texture (screen.rst resource_create)."""
+        t, desc = self._check_template(templ)
+        res = Resource(self, t, desc)
+        with self._lock:
+            self._resources += 1
+        return res
+
+    def resource_destroy(self, resource: Resource) -> None:
+        if not isinstance(resource, Resource):
+            raise bad_type("resource", "a Resource created by this screen", resource)
+        if resource.screen is not self:
+            raise bad_value("resource", "belongs to another screen")
+        with self._lock:
+            if not resource.destroyed:
+                resource.destroyed = True
+                self._resources -= 1
+
+    def resource_changed(self, resource: Resource) -> None:
+        if not isinstance(resource, Resource):
+            raise bad_type("resource", "a Resource", resource)
+
+    # -- contexts and fences ---------------------------------------------------------------
+
+    def context_create(self, priv: Any = None, flags: int = 0, threaded: bool | None = None) -> Any:
+        """A new context: a ThreadedContext unless ``threaded=False`` or GALLIUM_THREAD=0."""
+        from .context import NumpipeContext
+
+        if threaded is None:
+            threaded = os.environ.get("GALLIUM_THREAD", "1") not in ("0", "false", "no")
+        with self._lock:
+            self._contexts += 1
+        direct = NumpipeContext(self, priv, flags)
+        if not threaded:
+            return direct
+        from threaded import ThreadedContext
+
+        return ThreadedContext(direct)
+
+    def fence_finish(self, ctx: Any, fence: Fence, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
+        """Wait for ``fence``; True if signalled within ``timeout_ns`` (any thread)."""
+        if not isinstance(fence, Fence):
+            raise bad_type("fence", "a gallium.Fence", fence)
+        return fence.finish(timeout_ns)
+
+    def fence_reference(self, fence: Fence | None) -> Fence | None:
+        return fence
+
+    def get_timestamp(self) -> int:
+        """Nanoseconds on the clock PIPE_QUERY_TIMESTAMP uses."""
+        return time.perf_counter_ns() - self._epoch + 1
+
+    def get_driver_query_info(self, index: int | None = None) -> Any:
+        from threaded.stats import driver_query_infos
+
+        infos = driver_query_infos()
+        if index is None:
+            return len(infos)
+        if not 0 <= index < len(infos):
+            return None
+        return infos[index]
+
+    def get_driver_query_group_info(self, index: int | None = None) -> Any:
+        if index is None:
+            return 0
+        return None
+
+    def get_disk_shader_cache(self) -> None:
+        return None
+
+    def destroy(self) -> None:
+        if not self.destroyed:
+            self.destroyed = True
+            self.pool.shutdown(wait=False)
+
+    def __repr__(self) -> str:
+        return f"<NumpipeScreen {self.pool.num_threads} workers>"
+
+
+_ = DriverQueryInfo

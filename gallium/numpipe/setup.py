@@ -1,0 +1,266 @@
+"""Triangle setup: window coordinates to edge planes and attribute planes.
+
+This is llvmpipe's ``lp_setup_tri.c`` + ``lp_state_setup.c`` arithmetic,
+vectorized over every triangle of a draw at once (numpy arrays indexed by
+triangle), so that numpipe covers exactly the pixels llvmpipe covers and
+interpolates attributes the same way:
+
+* Positions snap to 1/256 pixel: ``X = rint((x - 0.5) * 256)`` (round half to
+  even; the 0.5 is dropped when ``half_pixel_center`` is off).
+* The fixed-point area ``dx01*dy20 - dx20*dy01`` decides the winding; zero
+  area is never drawn; negative area swaps v0/v1 (v1/v2 with
+  ``flatshade_first``) so the provoking vertex stays put.
+* Edge i runs from vertex i to i+1 with ``dcdx = Y_i - Y_j``, ``dcdy = X_i -
+  X_j``; at integer pixel (px, py) its value is
+  ``E = dcdx*(X_i - 256 px) - dcdy*(Y_i - 256 py)``, plus 1 on left edges
+  (dcdx < 0) and top edges (dcdx == 0, dcdy > 0; mirrored by
+  ``bottom_edge_rule``).  A pixel is covered when all three E are > 0.
+* Attributes: ``a(px, py) = a0 + dadx*px + dady*py`` with a0 taken at the
+  pixel centre, all in float32 with llvmpipe's operation order; perspective
+  attributes are premultiplied by 1/w and later multiplied by the reciprocal
+  of the interpolated 1/w.
+
+Everything here is a pure function of its arrays: no threads, no state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+F32 = np.float32
+FIXED_ORDER = 8
+FIXED_ONE = 1 << FIXED_ORDER
+# Window coordinates beyond this many pixels are clipped to the guard band
+# before setup (keeps every fixed-point product well inside int64).
+GUARD_BAND = float(1 << 20)
+
+
+def fma32(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
+    """fl32(a*b + c) with a single rounding of the product and sum (as an FMA).
+
+    The float32 product is exact in float64, so only the final sums round;
+    the float64 -> float32 double rounding differs from a true FMA only in
+    rare halfway cases.
+    """
+    return (
+        np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    ).astype(F32)
+
+
+@dataclass
+class TriangleSet:
+    """Set-up triangles of one draw, in submission order (arrays indexed by triangle)."""
+
+    count: int
+    c: np.ndarray  # (M, 3) int64 edge constants, fill-rule bias included
+    dcdx: np.ndarray  # (M, 3) int64: E changes by -dcdx*256 per pixel step in x
+    dcdy: np.ndarray  # (M, 3) int64: E changes by +dcdy*256 per pixel step in y
+    bbox: np.ndarray  # (M, 4) int32 x0, y0, x1, y1 inclusive, clipped to the draw region
+    z: np.ndarray  # (M, 3) float32 a0, dadx, dady of window z
+    oow: np.ndarray  # (M, 3) float32 a0, dadx, dady of 1/w
+    inputs: np.ndarray  # (M, K, 3, 4) float32 a0, dadx, dady of each FS input
+    perspective: np.ndarray  # (K,) bool: input k needs the 1/w correction
+    w_is_one: np.ndarray  # (M,) bool: all three vertices have w == 1 (no correction needed)
+    facing: np.ndarray  # (M,) bool: front facing
+    prim_id: np.ndarray  # (M,) int32 primitive index within the draw
+
+
+def empty_set(k: int) -> TriangleSet:
+    z3 = np.zeros((0, 3), np.int64)
+    return TriangleSet(
+        0,
+        z3,
+        z3.copy(),
+        z3.copy(),
+        np.zeros((0, 4), np.int32),
+        np.zeros((0, 3), F32),
+        np.zeros((0, 3), F32),
+        np.zeros((0, k, 3, 4), F32),
+        np.zeros(k, bool),
+        np.zeros(0, bool),
+        np.zeros(0, bool),
+        np.zeros(0, np.int32),
+    )
+
+
+def viewport_transform(
+    clip: np.ndarray, scale: tuple[float, float, float], translate: tuple[float, float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Clip coords (V, 4) -> window (V, 3) and 1/w (V,), as draw_llvm does:
+    ``x_w = fma(x_c * (1/w), scale, translate)``."""
+    clip = np.asarray(clip, F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        oow = (F32(1.0) / clip[:, 3]).astype(F32)
+    win = np.empty((clip.shape[0], 3), F32)
+    for i in range(3):
+        win[:, i] = fma32((clip[:, i] * oow).astype(F32), F32(scale[i]), F32(translate[i]))
+    return win, oow
+
+
+def setup_triangles(
+    win: np.ndarray,
+    oow: np.ndarray,
+    tris: np.ndarray,
+    attrs: np.ndarray,
+    interp: list[str],
+    *,
+    region: tuple[int, int, int, int],
+    half_pixel_center: bool = True,
+    bottom_edge_rule: bool = False,
+    front_ccw: bool = False,
+    cull_front: bool = False,
+    cull_back: bool = False,
+    flatshade_first: bool = False,
+    prim_ids: np.ndarray | None = None,
+) -> TriangleSet:
+    """Set up triangles.
+
+    ``win`` (V, 3) window coordinates, ``oow`` (V,) 1/w,
+    ``tris`` (M, 3) vertex indices, ``attrs`` (V, K, 4) per-vertex values of
+    the K fragment shader inputs, ``interp[k]`` one of "constant", "linear",
+    "perspective".  ``region`` is the draw region (x0, y0, x1, y1) inclusive:
+    the framebuffer, intersected with the scissor when enabled.
+    """
+    k = attrs.shape[1] if attrs.ndim == 3 else 0
+    m = tris.shape[0]
+    if m == 0:
+        return empty_set(k)
+    if prim_ids is None:
+        prim_ids = np.arange(m, dtype=np.int32)
+    pixel_offset = F32(0.5) if half_pixel_center else F32(0.0)
+
+    # Fixed-point snap (lp_setup_tri.c calc_fixed_position): float32 maths then RNE.
+    xy = win[:, :2]
+    fixed = np.rint((xy - pixel_offset).astype(F32) * F32(FIXED_ONE)).astype(np.int64)
+    X = fixed[tris, 0]  # (M, 3)
+    Y = fixed[tris, 1]
+    dx01 = X[:, 0] - X[:, 1]
+    dy01 = Y[:, 0] - Y[:, 1]
+    dx20 = X[:, 2] - X[:, 0]
+    dy20 = Y[:, 2] - Y[:, 0]
+    area = dx01 * dy20 - dx20 * dy01
+    ccw = area > 0
+    front = np.where(ccw, front_ccw, not front_ccw)
+    keep = area != 0
+    if cull_front:
+        keep &= ~front
+    if cull_back:
+        keep &= front
+    finite = np.isfinite(win[tris, :2]).all(axis=(1, 2)) & np.isfinite(oow[tris]).all(axis=1)
+    keep &= finite
+    order = tris.copy()
+    neg = ~ccw
+    # Negative area: swap so the winding is positive, keeping the provoking vertex.
+    if flatshade_first:
+        order[neg, 1], order[neg, 2] = tris[neg, 2], tris[neg, 1]
+    else:
+        order[neg, 0], order[neg, 1] = tris[neg, 1], tris[neg, 0]
+    order = order[keep]
+    front = front[keep]
+    prim_ids = np.asarray(prim_ids)[keep]
+    if order.shape[0] == 0:
+        return empty_set(k)
+    X = fixed[order, 0]
+    Y = fixed[order, 1]
+
+    # Edge planes.
+    Xn = np.roll(X, -1, axis=1)
+    Yn = np.roll(Y, -1, axis=1)
+    dcdx = Y - Yn
+    dcdy = X - Xn
+    c = dcdx * X - dcdy * Y
+    if bottom_edge_rule:
+        bias = (dcdx < 0) | ((dcdx == 0) & (dcdy < 0))
+    else:
+        bias = (dcdx < 0) | ((dcdx == 0) & (dcdy > 0))
+    c = c + bias.astype(np.int64)
+
+    # Bounding box in pixels (lp_setup_tri.c do_triangle_ccw).
+    adj = 1 if bottom_edge_rule else 0
+    bx0 = X.min(axis=1) >> FIXED_ORDER
+    bx1 = (X.max(axis=1) - 1) >> FIXED_ORDER
+    by0 = (Y.min(axis=1) + adj) >> FIXED_ORDER
+    by1 = (Y.max(axis=1) - 1 + adj) >> FIXED_ORDER
+    rx0, ry0, rx1, ry1 = region
+    bx0 = np.maximum(bx0, rx0)
+    by0 = np.maximum(by0, ry0)
+    bx1 = np.minimum(bx1, rx1)
+    by1 = np.minimum(by1, ry1)
+    visible = (bx0 <= bx1) & (by0 <= by1)
+    if not visible.all():
+        order, front, prim_ids = order[visible], front[visible], prim_ids[visible]
+        X, Y = X[visible], Y[visible]
+        c, dcdx, dcdy = c[visible], dcdx[visible], dcdy[visible]
+        bx0, by0, bx1, by1 = bx0[visible], by0[visible], bx1[visible], by1[visible]
+    mm = order.shape[0]
+    if mm == 0:
+        return empty_set(k)
+    bbox = np.stack([bx0, by0, bx1, by1], axis=1).astype(np.int32)
+
+    # Attribute planes (lp_state_setup.c init_args / calc_coef4), float32.
+    p = win[order]  # (M, 3 verts, 3)
+    x0c = (p[:, 0, 0] - pixel_offset).astype(F32)
+    y0c = (p[:, 0, 1] - pixel_offset).astype(F32)
+    fdx01 = (p[:, 0, 0] - p[:, 1, 0]).astype(F32)
+    fdy01 = (p[:, 0, 1] - p[:, 1, 1]).astype(F32)
+    fdx20 = (p[:, 2, 0] - p[:, 0, 0]).astype(F32)
+    fdy20 = (p[:, 2, 1] - p[:, 0, 1]).astype(F32)
+    e = (fdx01 * fdy20).astype(F32)
+    f = (fdy01 * fdx20).astype(F32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ooa = (F32(1.0) / (e - f)).astype(F32)
+        dy20_ooa = (fdy20 * ooa).astype(F32)
+        dy01_ooa = (fdy01 * ooa).astype(F32)
+        dx20_ooa = (fdx20 * ooa).astype(F32)
+        dx01_ooa = (fdx01 * ooa).astype(F32)
+
+    def plane(a: np.ndarray) -> np.ndarray:
+        """a: (M, 3 verts, ...) -> (M, 3, ...) [a0, dadx, dady]."""
+        a = a.astype(F32)
+        extra = (slice(None),) + (None,) * (a.ndim - 2)
+        da01 = (a[:, 0] - a[:, 1]).astype(F32)
+        da20 = (a[:, 2] - a[:, 0]).astype(F32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dadx = (da01 * dy20_ooa[extra] - da20 * dy01_ooa[extra]).astype(F32)
+            dady = (da20 * dx01_ooa[extra] - da01 * dx20_ooa[extra]).astype(F32)
+            a0 = (a[:, 0] - (dadx * x0c[extra] + dady * y0c[extra])).astype(F32)
+        return np.stack([a0, dadx, dady], axis=1)
+
+    zplane = plane(p[:, :, 2])
+    v_oow = oow[order]
+    oowplane = plane(v_oow)
+    w_is_one = (v_oow == 1.0).all(axis=1)
+
+    inputs = np.zeros((mm, k, 3, 4), F32)
+    perspective = np.zeros(k, bool)
+    if k:
+        va = attrs[order]  # (M, 3, K, 4)
+        pv = va[:, 0] if flatshade_first else va[:, 2]  # provoking vertex (M, K, 4)
+        lin = [i for i, mode in enumerate(interp) if mode == "linear"]
+        persp = [i for i, mode in enumerate(interp) if mode == "perspective"]
+        const = [i for i, mode in enumerate(interp) if mode == "constant"]
+        # plane() stacks [a0, dadx, dady] on axis 1: (M, 3, L, 4) -> (M, L, 3, 4).
+        if lin:
+            inputs[:, lin] = np.moveaxis(plane(va[:, :, lin]), 1, 2)
+        if persp:
+            perspective[persp] = True
+            pre = (va[:, :, persp] * v_oow[:, :, None, None]).astype(F32)
+            inputs[:, persp] = np.moveaxis(plane(pre), 1, 2)
+        if const:
+            inputs[:, const, 0] = pv[:, const]
+    return TriangleSet(
+        count=mm,
+        c=c,
+        dcdx=dcdx,
+        dcdy=dcdy,
+        bbox=bbox,
+        z=zplane,
+        oow=oowplane,
+        inputs=inputs,
+        perspective=perspective,
+        w_is_one=w_is_one,
+        facing=front,
+        prim_id=prim_ids.astype(np.int32),
+    )

@@ -1,0 +1,1 @@
+"""Helpers in the spirit of Mesa's gallium/auxiliary/util: formats, images."""

@@ -1,0 +1,239 @@
+"""Reference scenes rendered by Mesa's llvmpipe (tools/make_reference.py) and by numpipe.
+
+Every scene is deterministic (fixed seeds) and fully described here: clip-space
+vertices with a colour, the primitive mode, the fixed-function state, and the
+same shaders twice, as GLSL for Mesa and as TGSI for numpipe.  Vertices are
+given in clip space and the vertex shaders pass them through, so both drivers
+start from bit-identical positions; the fill rule, snapping and interpolation
+are then theirs.
+
+State is expressed in Gallium terms.  For a GL user FBO (what moderngl
+renders to) Mesa's state tracker sets ``bottom_edge_rule = 0`` and inverts
+``front_ccw``; moderngl's read-back row 0 is NDC y = -1, exactly numpipe's row
+0 (see tools/make_reference.py and README "Checking against Mesa").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+F32 = np.float32
+
+VS_GLSL = """#version 330
+in vec4 in_pos;
+in vec4 in_color;
+{flat}out vec4 v_color;
+void main() {{ gl_Position = in_pos; v_color = in_color; }}
+"""
+FS_GLSL = """#version 330
+{flat}in vec4 v_color;
+out vec4 f_color;
+void main() {{ f_color = v_color; }}
+"""
+VS_TGSI = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: END
+"""
+FS_TGSI = """FRAG
+DCL IN[0], GENERIC[0], {interp}
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+@dataclass
+class RefScene:
+    name: str
+    width: int
+    height: int
+    vertices: np.ndarray  # (N, 8) float32: clip x y z w, colour r g b a
+    mode: str = "triangles"  # triangles | triangle_strip | triangle_fan
+    indices: np.ndarray | None = None
+    depth: str | None = None  # None or a compare function name ("less", ...)
+    blend: bool = False  # standard alpha blending
+    cull_back: bool = False  # GL front face ccw, cull back
+    flat: bool = False
+    clear_color: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+    clear_depth: float = 1.0
+    draws: list[tuple[int, int]] = field(default_factory=list)  # (first, count); empty: all
+
+    def draw_list(self) -> list[tuple[int, int]]:
+        if self.draws:
+            return self.draws
+        n = self.indices.size if self.indices is not None else self.vertices.shape[0]
+        return [(0, n)]
+
+    def glsl(self) -> tuple[str, str]:
+        flat = "flat " if self.flat else ""
+        return VS_GLSL.format(flat=flat), FS_GLSL.format(flat=flat)
+
+    def tgsi(self) -> tuple[str, str]:
+        return VS_TGSI, FS_TGSI.format(interp="CONSTANT" if self.flat else "PERSPECTIVE")
+
+
+def _with_colors(
+    pos: np.ndarray, rng: np.random.Generator, alpha: float | None = 1.0
+) -> np.ndarray:
+    n = pos.shape[0]
+    col = rng.random((n, 4), dtype=np.float64).astype(F32)
+    if alpha is not None:
+        col[:, 3] = alpha
+    return np.concatenate([pos.astype(F32), col], axis=1).astype(F32)
+
+
+def gouraud_fullscreen() -> RefScene:
+    pos = np.array([[-1, -1, 0, 1], [3, -1, 0, 1], [-1, 3, 0, 1]], F32)
+    col = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], F32)
+    return RefScene("gouraud_fullscreen", 96, 80, np.concatenate([pos, col], axis=1))
+
+
+def random_triangles(seed: int = 1, count: int = 60, size: int = 128) -> RefScene:
+    """Overlapping random triangles, positions on and off the 1/256 grid, no depth."""
+    rng = np.random.default_rng(seed)
+    centers = rng.uniform(-1.1, 1.1, (count, 1, 2))
+    offs = rng.normal(0, 0.25, (count, 3, 2))
+    xy = (centers + offs).reshape(-1, 2)
+    # a third snapped to pixel centres, a third to the 1/256 grid, a third arbitrary
+    px = (xy * 0.5 + 0.5) * size
+    third = count * 3 // 3
+    px[: third // 3] = np.floor(px[: third // 3]) + 0.5
+    px[third // 3 : 2 * third // 3] = np.round(px[third // 3 : 2 * third // 3] * 256) / 256
+    xy = px / size * 2 - 1
+    pos = np.concatenate([xy, np.zeros((xy.shape[0], 1)), np.ones((xy.shape[0], 1))], axis=1)
+    return RefScene(f"random_triangles_{seed}", size, size, _with_colors(pos, rng))
+
+
+def depth_overlap(seed: int = 7) -> RefScene:
+    """Interpenetrating triangles at varied depths with a LESS depth test."""
+    rng = np.random.default_rng(seed)
+    count = 40
+    centers = rng.uniform(-0.8, 0.8, (count, 1, 3))
+    offs = rng.normal(0, 0.45, (count, 3, 3))
+    xyz = (centers + offs).reshape(-1, 3)
+    xyz[:, 2] = np.clip(xyz[:, 2], -0.99, 0.99)
+    pos = np.concatenate([xyz, np.ones((xyz.shape[0], 1))], axis=1)
+    return RefScene("depth_overlap", 112, 96, _with_colors(pos, rng), depth="less")
+
+
+def alpha_blend(seed: int = 3) -> RefScene:
+    """Translucent triangles over a coloured background (standard alpha blending)."""
+    rng = np.random.default_rng(seed)
+    count = 30
+    centers = rng.uniform(-0.9, 0.9, (count, 1, 2))
+    offs = rng.normal(0, 0.4, (count, 3, 2))
+    xy = (centers + offs).reshape(-1, 2)
+    pos = np.concatenate([xy, np.zeros((xy.shape[0], 1)), np.ones((xy.shape[0], 1))], axis=1)
+    v = _with_colors(pos, rng, alpha=None)
+    v[:, 7] = rng.uniform(0.2, 0.8, v.shape[0])
+    return RefScene("alpha_blend", 100, 100, v, blend=True, clear_color=(0.2, 0.3, 0.4, 1.0))
+
+
+def perspective_cube(angle: float = 0.6) -> RefScene:
+    """A per-vertex-coloured cube in perspective, depth tested, back faces culled."""
+    corners = np.array(
+        [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64
+    )
+    faces = [
+        (0, 1, 3, 2),
+        (4, 6, 7, 5),
+        (0, 4, 5, 1),
+        (2, 3, 7, 6),
+        (0, 2, 6, 4),
+        (1, 5, 7, 3),
+    ]
+    mvp = cube_mvp(angle, 1.0)
+    clip = (np.concatenate([corners, np.ones((8, 1))], axis=1) @ mvp.T).astype(F32)
+    rng = np.random.default_rng(11)
+    colors = rng.random((8, 4)).astype(F32)
+    colors[:, 3] = 1
+    tris = []
+    for a, b, c, d in faces:
+        tris += [(a, b, c), (a, c, d)]
+    idx = np.array(tris, np.uint16).reshape(-1)
+    verts = np.concatenate([clip, colors], axis=1).astype(F32)
+    return RefScene(
+        "perspective_cube",
+        128,
+        128,
+        verts,
+        indices=idx,
+        depth="less",
+        cull_back=True,
+        clear_color=(0.1, 0.1, 0.12, 1.0),
+    )
+
+
+def cube_mvp(angle: float, aspect: float, distance: float = 4.0) -> np.ndarray:
+    """Perspective(60 degrees) * translate(0, 0, -distance) * rotate(angle)."""
+    c, s = np.cos(angle), np.sin(angle)
+    rot_y = np.array([[c, 0, s, 0], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1]])
+    c2, s2 = np.cos(angle * 0.7), np.sin(angle * 0.7)
+    rot_x = np.array([[1, 0, 0, 0], [0, c2, -s2, 0], [0, s2, c2, 0], [0, 0, 0, 1]])
+    trans = np.eye(4)
+    trans[2, 3] = -distance
+    f = 1.0 / np.tan(np.radians(60) / 2)
+    near, far = 0.5, 20.0
+    proj = np.array(
+        [
+            [f / aspect, 0, 0, 0],
+            [0, f, 0, 0],
+            [0, 0, (far + near) / (near - far), 2 * far * near / (near - far)],
+            [0, 0, -1, 0],
+        ]
+    )
+    return proj @ trans @ rot_y @ rot_x
+
+
+def strip_and_fan() -> RefScene:
+    """A triangle strip then a triangle fan, flat shaded (provoking vertex last)."""
+    rng = np.random.default_rng(5)
+    xs = np.linspace(-0.9, 0.9, 8)
+    strip = np.array([[x, -0.8 + 0.5 * (i % 2), 0, 1] for i, x in enumerate(xs)], F32)
+    ang = np.linspace(0, 2 * np.pi, 9)
+    fan = np.array(
+        [[0.3, 0.4, 0, 1]] + [[0.3 + 0.45 * np.cos(a), 0.4 + 0.45 * np.sin(a), 0, 1] for a in ang],
+        F32,
+    )
+    pos = np.concatenate([strip, fan])
+    return RefScene(
+        "strip_and_fan",
+        96,
+        96,
+        _with_colors(pos, rng),
+        mode="mixed",
+        flat=True,
+        draws=[(0, len(strip)), (len(strip), len(fan))],
+    )
+
+
+def all_scenes() -> list[RefScene]:
+    return [
+        gouraud_fullscreen(),
+        random_triangles(1),
+        random_triangles(2, count=200, size=160),
+        depth_overlap(),
+        alpha_blend(),
+        perspective_cube(),
+        strip_and_fan(),
+    ]
+
+
+def scene_by_name(name: str) -> RefScene:
+    for s in all_scenes():
+        if s.name == name:
+            return s
+    raise KeyError(name)
+
+
+def draw_mode(scene: RefScene, draw_index: int) -> str:
+    if scene.mode == "mixed":
+        return ("triangle_strip", "triangle_fan")[draw_index]
+    return scene.mode

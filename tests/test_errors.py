@@ -1,0 +1,116 @@
+"""Bad input raises a clear error naming the argument, and loses nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
+
+from gallium import pipe
+from gallium.tgsi import TgsiSyntaxError
+
+TRI = [[-1, -1, 0, 1, 0, 1, 0, 1], [3, -1, 0, 1, 0, 1, 0, 1], [-1, 3, 0, 1, 0, 1, 0, 1]]
+
+
+def test_unknown_format_names_the_argument(screen):
+    templ = pipe.ResourceTemplate(
+        target=pipe.TextureTarget.TEXTURE_2D, format=99999, width0=4, height0=4
+    )
+    with pytest.raises(ValueError, match=r"templ\.format"):
+        screen.resource_create(templ)
+
+
+def test_box_outside_resource(screen, ctx):
+    rt, _ = make_target(screen, ctx, 16, 16)
+    with pytest.raises(ValueError, match=r"box must lie inside level 0 \(16x16x1\)"):
+        ctx.transfer_map(rt, 0, pipe.Transfer.READ, pipe.Box(8, 0, 0, 16, 16, 1))
+
+
+def test_malformed_tgsi_reports_line_and_column(ctx):
+    text = "FRAG\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IMM[0].xyz\n"
+    with pytest.raises(TgsiSyntaxError) as info:
+        ctx.create_fs_state(pipe.ShaderState(tokens=text))
+    assert info.value.line == 3
+    assert info.value.column == 28  # where the fourth swizzle component should be
+    assert "swizzle" in str(info.value)
+
+
+def test_draw_without_shader(screen, ctx):
+    make_target(screen, ctx, 8, 8)
+    with pytest.raises(ValueError, match="fragment shader must be bound"):
+        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens="VERT\nEND\n")))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+
+
+def test_context_usable_after_errors(screen, ctx):
+    rt, _ = make_target(screen, ctx, 16, 16)
+    with pytest.raises(ValueError):
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    with pytest.raises(TgsiSyntaxError):
+        ctx.create_vs_state(pipe.ShaderState(tokens="VERT\nMOV\n"))
+    with pytest.raises(ValueError):
+        ctx.transfer_map(rt, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, 17, 1, 1))
+    bind_passthrough(ctx)
+    set_vertices(ctx, TRI)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    ctx.flush()
+    img = read_rgba8(ctx, rt)
+    assert (img == [0, 255, 0, 255]).all()
+
+
+def test_driver_thread_error_surfaces_at_next_sync_and_queue_survives(screen, threaded_ctx):
+    ctx = threaded_ctx
+    rt, _ = make_target(screen, ctx, 8, 8)
+    bind_passthrough(ctx)
+    set_vertices(ctx, TRI)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    # A bad call that only the driver thread can detect (a blend CSO of the
+    # wrong kind bound as rasterizer state), queued between good calls.
+    ctx.bind_rasterizer_state(object())
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    fence = ctx.flush()
+    with pytest.raises(TypeError, match="cso must be a CSO from create_rasterizer_state"):
+        fence.wait(10)
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+    img = read_rgba8(ctx, rt)
+    assert (img == [0, 255, 0, 255]).all()  # the draw after the bad call still ran
+
+
+def test_reset_callback_fires_once(screen, threaded_ctx):
+    seen = []
+    threaded_ctx.set_device_reset_callback(seen.append)
+    threaded_ctx.set_sample_mask("not a mask")
+    with pytest.raises(ValueError):
+        threaded_ctx.flush().wait(10)
+    assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
+    threaded_ctx.flush().wait(10)
+    assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
+
+
+def test_bad_vertex_format(ctx):
+    with pytest.raises(ValueError, match=r"elements\[0\]\.src_format"):
+        ctx.create_vertex_elements_state(
+            [pipe.VertexElement(0, 0, 0, pipe.Format.Z24_UNORM_S8_UINT)]
+        )
+
+
+def test_errors_do_not_leak_into_another_context(screen):
+    a = screen.context_create(threaded=True)
+    b = screen.context_create(threaded=True)
+    try:
+        rt, _ = make_target(screen, b, 8, 8)
+        bind_passthrough(b)
+        set_vertices(b, TRI)
+        a.bind_blend_state(42)  # fails on a's driver thread
+        b.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+        b.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        b.flush().wait(10)
+        assert (read_rgba8(b, rt) == [0, 255, 0, 255]).all()
+        with pytest.raises(TypeError):
+            a.flush().wait(10)
+    finally:
+        a.destroy()
+        b.destroy()
+    assert np.all(True)

@@ -1,0 +1,94 @@
+"""Batches and the ring they travel through.
+
+A :class:`Batch` is a list of recorded calls ``(function, args)`` plus a slot
+count (Mesa counts 8-byte slots; a call costs one slot plus one per 8 bytes of
+data copied into it).  The :class:`Ring` holds at most ``capacity`` batches
+that are submitted but not yet taken by the driver thread.  ``put`` blocks
+while the ring is full (the producer waits, work is never dropped and memory
+never grows without bound); ``get`` blocks while it is empty.
+
+Async producers use ``put_async``, which waits for space on the event loop
+(a fence-like wake-up from the driver thread, no polling), so a full ring
+never blocks an event loop for longer than it takes the driver thread to
+finish one batch.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any
+
+BATCH_SLOTS = 1536  # Mesa: TC_SLOTS_PER_BATCH
+QUEUED_BATCHES = 8  # Mesa: TC_MAX_BATCHES - 2 (one recording, one executing)
+
+
+class Batch:
+    """Calls recorded between two submissions, executed in order by the driver thread."""
+
+    __slots__ = ("calls", "executed", "fences", "seq", "slots")
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+        self.calls: list[tuple[Any, tuple]] = []
+        self.slots = 0
+        self.fences: list[Any] = []  # deferred fences whose work is in this batch
+        self.executed = False
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+
+class Ring:
+    """A bounded FIFO of batches between one producer side and one driver thread."""
+
+    def __init__(self, capacity: int = QUEUED_BATCHES) -> None:
+        self.capacity = capacity
+        self._items: deque[Any] = deque()
+        self._lock = threading.Lock()
+        self._not_empty = threading.Condition(self._lock)
+        self._not_full = threading.Condition(self._lock)
+        self._space_waiters: list[Any] = []  # callbacks run when a slot frees
+        self.full_waits = 0
+
+    def put(self, item: Any) -> bool:
+        """Append, blocking while full; returns True if it had to wait."""
+        waited = False
+        with self._lock:
+            while len(self._items) >= self.capacity:
+                waited = True
+                self.full_waits += 1
+                self._not_full.wait()
+            self._items.append(item)
+            self._not_empty.notify()
+        return waited
+
+    def has_space(self) -> bool:
+        with self._lock:
+            return len(self._items) < self.capacity
+
+    def on_space(self, callback: Any) -> None:
+        """Call ``callback()`` (from the driver thread) once a slot is free."""
+        with self._lock:
+            if len(self._items) < self.capacity:
+                run = True
+            else:
+                self._space_waiters.append(callback)
+                run = False
+        if run:
+            callback()
+
+    def get(self) -> Any:
+        with self._lock:
+            while not self._items:
+                self._not_empty.wait()
+            item = self._items.popleft()
+            self._not_full.notify()
+            waiters, self._space_waiters = self._space_waiters, []
+        for cb in waiters:
+            cb()
+        return item
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)

@@ -1,0 +1,928 @@
+"""ThreadedContext: Mesa's u_threaded_context, in Python, with an async face.
+
+How it works
+------------
+The application calls ``pipe_context`` methods on a :class:`ThreadedContext`.
+Most calls are not executed; they are *recorded*: the function to run on the
+real (direct) context and its arguments are appended to the current
+:class:`~threaded._ring.Batch`.  A full batch, or a flush, is *submitted* to a
+bounded :class:`~threaded._ring.Ring`; one *driver thread* per context takes
+batches out of the ring in order and executes their calls on the direct
+context.  The application thread therefore only pays for recording, and
+rendering setup runs in parallel with it (and rasterization, on the worker
+pool, in parallel with both).
+
+Rules (numbered as in Mesa's u_threaded_context.h, adapted):
+
+1. Execution order equals record order, across batches and syncs.  The
+   driver thread is the only thread that calls the direct context, except
+   while the application holds a *sync* (below), when the driver thread is
+   idle and the ring is empty.  Driver callbacks therefore never run
+   concurrently.
+2. ``create_*`` of CSOs, shaders, queries, sampler views, surfaces and stream
+   output targets run at once on the caller's thread (the direct context's
+   create paths touch no context state) and are counted as direct calls.
+3. A call that needs a result or the driver's current state *syncs*: it
+   submits the current batch, waits until the driver thread has executed
+   everything, and runs on the caller's thread while holding the recording
+   lock.  Every sync is counted with its reason (``ctx.stats``).
+4. Arguments are copied when recorded: state templates are snapshotted, user
+   buffers (vertex data, constants, indices, small ``buffer_subdata``) are
+   copied into the batch, so the caller may reuse them at once.
+5. No-stall paths for buffers: a ``transfer_map`` with DISCARD_WHOLE_RESOURCE
+   of a busy buffer gets fresh storage (queued work keeps reading the old
+   storage, later work sees the new); a map of a range never written, or of
+   an idle buffer, is promoted to UNSYNCHRONIZED; a DISCARD_RANGE map of a
+   busy buffer writes to a staging copy applied in order at unmap, and a
+   discard of the whole valid range becomes a whole-resource discard; an
+   UNSYNCHRONIZED map overlapping a pending staging upload waits after all.
+6. ``flush()`` returns its fence at once.  With PIPE_FLUSH_DEFERRED the batch
+   is not submitted; the first wait on the fence, from any thread or task,
+   submits it.  Submission only needs the recording lock, which the driver
+   thread never takes, so no deadlock is possible.
+7. An exception raised by a recorded call on the driver thread is caught,
+   kept by the direct context (which reports a device reset and fires the
+   reset callback), and raised on the application's side at its next sync
+   point; the remaining calls of the batch still execute.
+
+Threading contract: like any pipe_context, a ThreadedContext is used by one
+application thread at a time.  Its fences may be waited on, and deferred
+fences submitted, from any thread.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import threading
+from typing import Any
+
+import numpy as np
+
+from gallium.numpipe.context import NumpipeContext, _user_bytes
+from gallium.numpipe.objects import Query, TransferObject, check_transfer_usage
+from gallium.numpipe.resource import Resource
+from gallium.pipe.enums import Flush, QueryType, ShaderType, Transfer
+from gallium.pipe.errors import ContextDestroyedError, bad_type, bad_value
+from gallium.pipe.fence import Fence
+from gallium.pipe.state import Box, DrawInfo, FramebufferState, VertexBuffer
+
+from ._ring import BATCH_SLOTS, QUEUED_BATCHES, Batch, Ring
+from .stats import TcStats, counter_for_query
+
+SMALL_SUBDATA = 320  # bytes: buffer_subdata up to this size is copied into the batch
+_STOP = object()
+_ids = itertools.count(1)
+
+
+class ThreadedContext:
+    """A ``pipe_context`` that records calls for a driver thread (see module doc)."""
+
+    def __init__(
+        self,
+        pipe: NumpipeContext,
+        batch_slots: int = BATCH_SLOTS,
+        queued_batches: int = QUEUED_BATCHES,
+    ) -> None:
+        self.id = next(_ids)
+        self.pipe = pipe
+        self.screen = pipe.screen
+        self.batch_slots = batch_slots
+        self.stats = TcStats()
+        self.destroyed = False
+        self._lock = threading.RLock()
+        self._ring = Ring(queued_batches)
+        self._executed_cv = threading.Condition()
+        self._executed_seq = 0  # last batch finished by the driver thread
+        self._submitted_seq = 0
+        self._batch = Batch(1)
+        self._call_seq = 0  # increments per recorded call
+        self._flushes: list[tuple[int, Fence]] = []  # (call seq, fence) of recorded flushes
+        self._staging: dict[int, list[tuple[int, int, int]]] = {}  # res id -> [(batch, lo, hi)]
+        # shadow of bindings, for draw validation and busy tracking
+        self._bound: dict[str, Any] = {"vs": None, "fs": None, "fb": FramebufferState()}
+        self._vbufs: dict[int, Resource] = {}
+        self._cbufs: dict[tuple[int, int], Resource] = {}
+        self._views: dict[tuple[int, int], Resource] = {}
+        self._driver_queries: dict[int, tuple[str, int]] = {}
+        self._thread = threading.Thread(
+            target=self._driver_loop, name=f"numpipe-driver-{self.id}", daemon=True
+        )
+        self._thread.start()
+
+    # ------------------------------------------------------------------ machinery
+
+    def _record(self, fn: Any, args: tuple = (), slots: int = 1) -> None:
+        """Append a call to the current batch (submitting it when full)."""
+        if self.destroyed:
+            raise ContextDestroyedError("this context has been destroyed")
+        with self._lock:
+            b = self._batch
+            b.calls.append((fn, args))
+            b.slots += slots
+            self._call_seq += 1
+            self.stats.recorded_calls += 1
+            if b.slots >= self.batch_slots:
+                self._submit_locked()
+
+    def _submit_locked(self) -> int:
+        """Submit the current batch (caller holds the lock); returns its seq."""
+        b = self._batch
+        if not b.calls:
+            return self._submitted_seq
+        self._batch = Batch(b.seq + 1)
+        self._submitted_seq = b.seq
+        self.stats.batches += 1
+        if self._ring.put(b):
+            self.stats.ring_full_waits += 1
+        return b.seq
+
+    def _submit_upto(self, seq: int) -> None:
+        """Make sure batch ``seq`` is submitted (any thread; deferred fences)."""
+        with self._lock:
+            if self._batch.seq <= seq and self._batch.calls:
+                self._submit_locked()
+
+    def _wait_executed(self, seq: int) -> None:
+        with self._executed_cv:
+            while self._executed_seq < seq:
+                self._executed_cv.wait()
+
+    def _sync_locked(self, reason: str) -> None:
+        """Submit everything and wait until the driver thread has executed it."""
+        seq = self._submit_locked()
+        self.stats.sync(reason)
+        self._wait_executed(seq)
+
+    def sync(self, reason: str = "explicit") -> None:
+        """Wait for all recorded work to be executed by the driver thread."""
+        with self._lock:
+            self._sync_locked(reason)
+
+    def _driver_loop(self) -> None:
+        pipe = self.pipe
+        pipe.driver_thread_id = threading.get_ident()
+        while True:
+            batch = self._ring.get()
+            if batch is _STOP:
+                return
+            for fn, args in batch.calls:
+                try:
+                    fn(*args)
+                except BaseException as exc:  # never lose it, never die
+                    self.stats.driver_errors += 1
+                    pipe.record_error(exc, f"the driver thread of context {self.id}")
+            batch.executed = True
+            self.stats.executed_batches += 1
+            with self._executed_cv:
+                self._executed_seq = batch.seq
+                self._executed_cv.notify_all()
+
+    def _direct(self) -> None:
+        self.stats.direct_calls += 1
+
+    # ------------------------------------------------------------------ busy tracking
+
+    def _use(self, res: Any) -> None:
+        if isinstance(res, Resource):
+            res.tc_last_use[self.id] = self._call_seq
+
+    def _use_bindings(self) -> None:
+        seq = self._call_seq
+        for res in self._vbufs.values():
+            res.tc_last_use[self.id] = seq
+        for res in self._cbufs.values():
+            res.tc_last_use[self.id] = seq
+        for res in self._views.values():
+            res.tc_last_use[self.id] = seq
+        fb = self._bound["fb"]
+        for s in fb.cbufs:
+            if s is not None:
+                s.texture.tc_last_use[self.id] = seq
+        if fb.zsbuf is not None:
+            fb.zsbuf.texture.tc_last_use[self.id] = seq
+
+    def is_busy(self, res: Resource) -> bool:
+        """Whether queued or in-flight work of any context may read or write ``res``."""
+        u = res.tc_last_use.get(self.id)
+        if u is not None:
+            covered = False
+            for seq, fence in self._flushes:
+                if seq > u:
+                    if not fence.signalled:
+                        return True
+                    covered = True
+                    break
+            if not covered:
+                return True
+        return bool(res.pending_fences())
+
+    def _prune_flushes(self) -> None:
+        if len(self._flushes) > 64:
+            # keep the newest few and any unsignalled ones
+            keep = [f for f in self._flushes[:-16] if not f[1].signalled]
+            self._flushes = keep + self._flushes[-16:]
+
+    # ------------------------------------------------------------------ lifetime
+
+    def destroy(self) -> None:
+        if self.destroyed:
+            return
+        try:
+            self.flush().wait(None)
+        finally:
+            with self._lock:
+                self._sync_locked("destroy")
+                self.destroyed = True
+                self._ring.put(_STOP)
+            self._thread.join()
+            self.pipe.destroy()
+
+    def __del__(self) -> None:  # best effort: stop the thread of an abandoned context
+        try:
+            if not self.destroyed and self._thread.is_alive():
+                self._ring.put(_STOP)
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ CSO create (direct)
+
+    def create_blend_state(self, state):
+        self._direct()
+        return self.pipe.create_blend_state(state)
+
+    def create_depth_stencil_alpha_state(self, state):
+        self._direct()
+        return self.pipe.create_depth_stencil_alpha_state(state)
+
+    def create_rasterizer_state(self, state):
+        self._direct()
+        return self.pipe.create_rasterizer_state(state)
+
+    def create_sampler_state(self, state):
+        self._direct()
+        return self.pipe.create_sampler_state(state)
+
+    def create_vs_state(self, state):
+        self._direct()
+        return self.pipe.create_vs_state(state)
+
+    def create_fs_state(self, state):
+        self._direct()
+        return self.pipe.create_fs_state(state)
+
+    def create_gs_state(self, state):
+        self._direct()
+        return self.pipe.create_gs_state(state)
+
+    def create_tcs_state(self, state):
+        self._direct()
+        return self.pipe.create_tcs_state(state)
+
+    def create_tes_state(self, state):
+        self._direct()
+        return self.pipe.create_tes_state(state)
+
+    def create_compute_state(self, state):
+        self._direct()
+        return self.pipe.create_compute_state(state)
+
+    def create_vertex_elements_state(self, elements):
+        self._direct()
+        return self.pipe.create_vertex_elements_state(elements)
+
+    def create_surface(self, resource, templ):
+        self._direct()
+        return self.pipe.create_surface(resource, templ)
+
+    def create_sampler_view(self, resource, templ):
+        self._direct()
+        return self.pipe.create_sampler_view(resource, templ)
+
+    def create_stream_output_target(self, resource, offset, size):
+        self._direct()
+        return self.pipe.create_stream_output_target(resource, offset, size)
+
+    def create_query(self, query_type, index: int = 0):
+        self._direct()
+        name = counter_for_query(query_type)
+        if name is not None:
+            q = Query(QueryType.DRIVER_SPECIFIC, index, self)
+            q.driver_counter = name  # type: ignore[attr-defined]
+            return q
+        return self.pipe.create_query(query_type, index)
+
+    # ------------------------------------------------------------------ CSO bind / destroy (queued)
+
+    def _bind(self, fn, cso) -> None:
+        self._record(fn, (cso,))
+
+    def bind_blend_state(self, cso):
+        self._record(self.pipe.bind_blend_state, (cso,))
+
+    def bind_depth_stencil_alpha_state(self, cso):
+        self._record(self.pipe.bind_depth_stencil_alpha_state, (cso,))
+
+    def bind_rasterizer_state(self, cso):
+        self._record(self.pipe.bind_rasterizer_state, (cso,))
+
+    def bind_sampler_states(self, shader, start, samplers):
+        self._record(self.pipe.bind_sampler_states, (shader, start, list(samplers or [])))
+
+    def bind_vs_state(self, cso):
+        self._bound["vs"] = cso
+        self._record(self.pipe.bind_vs_state, (cso,))
+
+    def bind_fs_state(self, cso):
+        self._bound["fs"] = cso
+        self._record(self.pipe.bind_fs_state, (cso,))
+
+    def bind_gs_state(self, cso):
+        self._record(self.pipe.bind_gs_state, (cso,))
+
+    def bind_tcs_state(self, cso):
+        self._record(self.pipe.bind_tcs_state, (cso,))
+
+    def bind_tes_state(self, cso):
+        self._record(self.pipe.bind_tes_state, (cso,))
+
+    def bind_compute_state(self, cso):
+        self._record(self.pipe.bind_compute_state, (cso,))
+
+    def bind_vertex_elements_state(self, cso):
+        self._record(self.pipe.bind_vertex_elements_state, (cso,))
+
+    def destroy_blend_state(self, cso):
+        self._record(self.pipe.destroy_blend_state, (cso,))
+
+    def destroy_depth_stencil_alpha_state(self, cso):
+        self._record(self.pipe.destroy_depth_stencil_alpha_state, (cso,))
+
+    def destroy_rasterizer_state(self, cso):
+        self._record(self.pipe.destroy_rasterizer_state, (cso,))
+
+    def destroy_sampler_state(self, cso):
+        self._record(self.pipe.destroy_sampler_state, (cso,))
+
+    def destroy_vs_state(self, cso):
+        self._record(self.pipe.destroy_vs_state, (cso,))
+
+    def destroy_fs_state(self, cso):
+        self._record(self.pipe.destroy_fs_state, (cso,))
+
+    def destroy_gs_state(self, cso):
+        self._record(self.pipe.destroy_gs_state, (cso,))
+
+    def destroy_compute_state(self, cso):
+        self._record(self.pipe.destroy_compute_state, (cso,))
+
+    def destroy_vertex_elements_state(self, cso):
+        self._record(self.pipe.destroy_vertex_elements_state, (cso,))
+
+    delete_blend_state = destroy_blend_state
+    delete_depth_stencil_alpha_state = destroy_depth_stencil_alpha_state
+    delete_rasterizer_state = destroy_rasterizer_state
+    delete_sampler_state = destroy_sampler_state
+    delete_vs_state = destroy_vs_state
+    delete_fs_state = destroy_fs_state
+    delete_vertex_elements_state = destroy_vertex_elements_state
+
+    def surface_destroy(self, surface):
+        self._record(self.pipe.surface_destroy, (surface,))
+
+    def sampler_view_destroy(self, view):
+        self._record(self.pipe.sampler_view_destroy, (view,))
+
+    def stream_output_target_destroy(self, target):
+        self._record(self.pipe.stream_output_target_destroy, (target,))
+
+    # ------------------------------------------------------------------ state (queued, snapshotted)
+
+    def set_blend_color(self, color):
+        self._record(self.pipe.set_blend_color, (copy.copy(color),))
+
+    def set_stencil_ref(self, ref):
+        self._record(self.pipe.set_stencil_ref, (copy.copy(ref),))
+
+    def set_sample_mask(self, mask):
+        self._record(self.pipe.set_sample_mask, (mask,))
+
+    def set_min_samples(self, n):
+        self._record(self.pipe.set_min_samples, (n,))
+
+    def set_clip_state(self, state):
+        self._record(self.pipe.set_clip_state, (copy.deepcopy(state),))
+
+    def set_polygon_stipple(self, stipple):
+        self._record(self.pipe.set_polygon_stipple, (copy.deepcopy(stipple),))
+
+    def set_scissor_states(self, start, scissors):
+        self._record(self.pipe.set_scissor_states, (start, [copy.copy(s) for s in scissors]))
+
+    def set_viewport_states(self, start, viewports):
+        self._record(self.pipe.set_viewport_states, (start, [copy.copy(v) for v in viewports]))
+
+    def set_window_rectangles(self, include, rects):
+        self._record(self.pipe.set_window_rectangles, (include, [copy.copy(r) for r in rects]))
+
+    def set_debug_callback(self, cb):
+        self._record(self.pipe.set_debug_callback, (cb,))
+
+    def set_tess_state(self, outer, inner):
+        self._record(self.pipe.set_tess_state, (outer, inner))
+
+    def set_shader_buffers(self, shader, start, buffers):
+        self._record(
+            self.pipe.set_shader_buffers, (shader, start, [copy.copy(b) for b in buffers or []])
+        )
+
+    def set_shader_images(self, shader, start, images):
+        self._record(
+            self.pipe.set_shader_images, (shader, start, [copy.copy(i) for i in images or []])
+        )
+
+    def set_stream_output_targets(self, targets, offsets):
+        self._record(
+            self.pipe.set_stream_output_targets, (list(targets or []), list(offsets or []))
+        )
+
+    def set_framebuffer_state(self, state):
+        if not isinstance(state, FramebufferState):
+            raise bad_type("state", "a pipe.FramebufferState", state)
+        snap = FramebufferState(
+            width=state.width,
+            height=state.height,
+            layers=state.layers,
+            samples=state.samples,
+            cbufs=list(state.cbufs),
+            zsbuf=state.zsbuf,
+        )
+        self._bound["fb"] = snap
+        self._record(self.pipe.set_framebuffer_state, (snap,))
+
+    def set_vertex_buffers(self, start_slot, buffers):
+        snap = []
+        copied = 0
+        for i, vb in enumerate(buffers or []):
+            slot = start_slot + i
+            if vb is None or vb.buffer is None:
+                self._vbufs.pop(slot, None)
+                snap.append(None)
+                continue
+            if not isinstance(vb, VertexBuffer):
+                raise bad_type(f"buffers[{i}]", "a pipe.VertexBuffer or None", vb)
+            buf = vb.buffer
+            if isinstance(buf, Resource):
+                self._vbufs[slot] = buf
+                stored = buf
+            else:
+                self._vbufs.pop(slot, None)
+                stored = _user_bytes(buf, f"buffers[{i}].buffer").copy()
+                copied += stored.size
+            snap.append(
+                VertexBuffer(vb.stride, vb.buffer_offset, stored, not isinstance(buf, Resource))
+            )
+        self.stats.bytes_copied += copied
+        self._record(self.pipe.set_vertex_buffers, (start_slot, snap), 1 + copied // 8)
+
+    def set_constant_buffer(self, shader, index, cb):
+        slots = 1
+        key = (int(shader), int(index))
+        if cb is not None:
+            cb = copy.copy(cb)
+            if cb.user_buffer is not None:
+                data = _user_bytes(cb.user_buffer, "cb.user_buffer").copy()
+                cb.user_buffer = data
+                self.stats.bytes_copied += data.size
+                slots += data.size // 8
+                self._cbufs.pop(key, None)
+            elif isinstance(cb.buffer, Resource):
+                self._cbufs[key] = cb.buffer
+        else:
+            self._cbufs.pop(key, None)
+        self._record(self.pipe.set_constant_buffer, (shader, index, cb), slots)
+
+    def set_sampler_views(self, shader, start, views):
+        views = list(views or [])
+        for i, v in enumerate(views):
+            key = (int(shader), start + i)
+            if v is None:
+                self._views.pop(key, None)
+            else:
+                self._views[key] = v.texture
+        self._record(self.pipe.set_sampler_views, (shader, start, views))
+
+    def render_condition(self, query, condition=False, mode=0):
+        self._record(self.pipe.render_condition, (query, condition, mode))
+
+    def set_active_query_state(self, enable):
+        self._record(self.pipe.set_active_query_state, (enable,))
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw_vbo(self, info: DrawInfo) -> None:
+        if not isinstance(info, DrawInfo):
+            raise bad_type("info", "a pipe.DrawInfo", info)
+        if self._bound["vs"] is None:
+            raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
+        if self._bound["fs"] is None:
+            raise bad_value("fragment shader", "must be bound (bind_fs_state) before draw_vbo")
+        fb = self._bound["fb"]
+        if fb.width <= 0 or fb.height <= 0:
+            raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
+        info = copy.copy(info)
+        slots = 2
+        if info.index_size and info.index is not None:
+            if isinstance(info.index, Resource):
+                self._use(info.index)
+            else:
+                data = _user_bytes(info.index, "info.index").copy()
+                info.index = data
+                self.stats.bytes_copied += data.size
+                slots += data.size // 8
+        self._use_bindings()
+        self._record(self.pipe.draw_vbo, (info,), slots)
+
+    def clear(self, buffers, color=None, depth=1.0, stencil=0, scissor_state=None):
+        self._use_bindings()
+        col = tuple(color) if color is not None else None
+        self._record(self.pipe.clear, (buffers, col, depth, stencil, scissor_state))
+
+    def clear_render_target(
+        self, dst, color, dstx, dsty, width, height, render_condition_enabled=False
+    ):
+        self._use(dst.texture)
+        self._record(
+            self.pipe.clear_render_target,
+            (dst, tuple(color), dstx, dsty, width, height, render_condition_enabled),
+        )
+
+    def clear_depth_stencil(
+        self,
+        dst,
+        clear_flags,
+        depth,
+        stencil,
+        dstx,
+        dsty,
+        width,
+        height,
+        render_condition_enabled=False,
+    ):
+        self._use(dst.texture)
+        self._record(
+            self.pipe.clear_depth_stencil,
+            (dst, clear_flags, depth, stencil, dstx, dsty, width, height, render_condition_enabled),
+        )
+
+    def clear_buffer(self, resource, offset, size, value):
+        data = _user_bytes(value, "clear_value").copy()
+        self._use(resource)
+        self._record(self.pipe.clear_buffer, (resource, offset, size, data))
+
+    def resource_copy_region(self, dst, dst_level, dstx, dsty, dstz, src, src_level, src_box):
+        self._use(dst)
+        self._use(src)
+        if isinstance(dst, Resource) and dst.is_buffer:
+            self._mark_valid(dst, dstx, dstx + src_box.width)
+        self._record(
+            self.pipe.resource_copy_region,
+            (dst, dst_level, dstx, dsty, dstz, src, src_level, copy.copy(src_box)),
+        )
+
+    def blit(self, info):
+        self._record(self.pipe.blit, (copy.deepcopy(info),))
+
+    def launch_grid(self, info):
+        self._use_bindings()
+        self._record(self.pipe.launch_grid, (copy.copy(info),))
+
+    def texture_barrier(self, flags=0):
+        self._record(self.pipe.texture_barrier, (flags,))
+
+    def memory_barrier(self, flags):
+        self._record(self.pipe.memory_barrier, (flags,))
+
+    def flush_resource(self, resource):
+        self._record(self.pipe.flush_resource, (resource,))
+
+    def invalidate_resource(self, resource):
+        if isinstance(resource, Resource) and resource.is_buffer:
+            with self._lock:
+                self._invalidate_locked(resource)
+        else:
+            self._record(self.pipe.invalidate_resource, (resource,))
+
+    def emit_string_marker(self, string):
+        self._record(self.pipe.emit_string_marker, (string,))
+
+    def generate_mipmap(self, resource, format, base_level, last_level, first_layer, last_layer):
+        with self._lock:
+            self._sync_locked("generate_mipmap")
+            return self.pipe.generate_mipmap(
+                resource, format, base_level, last_level, first_layer, last_layer
+            )
+
+    # ------------------------------------------------------------------ flush and fences
+
+    def flush(self, flags: int = 0) -> Fence:
+        """Return a fence at once; the flush itself runs on the driver thread."""
+        try:
+            flags = Flush(int(flags))
+        except ValueError:
+            raise bad_value("flags", "must be pipe.Flush flags", flags) from None
+        self.pipe.raise_pending_error()
+        fence = Fence(label=f"tc {self.id} flush", error_source=self.pipe._take_error)
+        with self._lock:
+            seq = self._batch.seq
+            self._record(self._driver_flush, (flags, fence))
+            self._flushes.append((self._call_seq, fence))
+            self._prune_flushes()
+            if flags & Flush.DEFERRED:
+                fence._submit_hook = lambda s=seq: self._submit_upto(s)
+            else:
+                self._submit_locked()
+        return fence
+
+    def _driver_flush(self, flags: Flush, fence: Fence) -> None:
+        """Runs on the driver thread: flush the direct context, chain its fence."""
+        try:
+            inner = self.pipe.flush(flags & ~Flush.DEFERRED)
+        except BaseException:
+            fence.signal()
+            raise
+        inner.add_done_callback(fence.signal)
+
+    def fence_finish(self, fence: Fence, timeout_ns: int) -> bool:
+        return fence.finish(timeout_ns)
+
+    # ------------------------------------------------------------------ transfers
+
+    def _mark_valid(self, res: Resource, lo: int, hi: int) -> None:
+        with res.lock:
+            vlo, vhi = res.tc_valid_range
+            if vhi <= vlo:
+                res.tc_valid_range = [lo, hi]
+            else:
+                res.tc_valid_range = [min(vlo, lo), max(vhi, hi)]
+
+    def _valid_overlaps(self, res: Resource, lo: int, hi: int) -> bool:
+        vlo, vhi = res.tc_valid_range
+        return vhi > vlo and lo < vhi and hi > vlo
+
+    def _invalidate_locked(self, res: Resource) -> np.ndarray:
+        """Give a busy buffer fresh storage; queued work keeps the old one."""
+        new = np.zeros_like(res.storage if res.tc_latest_storage is None else res.tc_latest_storage)
+        res.tc_latest_storage = new
+        with res.lock:
+            res.tc_valid_range = [0, 0]
+        self.stats.invalidations += 1
+        self._record(self._driver_replace_storage, (res, new))
+        return new
+
+    @staticmethod
+    def _driver_replace_storage(res: Resource, new: np.ndarray) -> None:
+        res.replace_storage(new)
+        if res.tc_latest_storage is new:
+            res.tc_latest_storage = None
+
+    def _pending_staging_overlap(self, res: Resource, lo: int, hi: int) -> int:
+        """Highest batch with a not-yet-executed staging upload overlapping [lo, hi)."""
+        pending = self._staging.get(res.id)
+        if not pending:
+            return 0
+        live = [(b, a, z) for (b, a, z) in pending if b > self._executed_seq]
+        self._staging[res.id] = live
+        hits = [b for (b, a, z) in live if a < hi and z > lo]
+        return max(hits) if hits else 0
+
+    def transfer_map(self, resource: Resource, level: int, usage: int, box: Box):
+        if not isinstance(resource, Resource):
+            raise bad_type("resource", "a Resource created by this screen", resource)
+        if not isinstance(box, Box):
+            raise bad_type("box", "a pipe.Box", box)
+        usage = check_transfer_usage(usage)
+        resource.check_box(level, box)
+        if resource.is_buffer and usage & Transfer.WRITE and not usage & Transfer.READ:
+            with self._lock:
+                return self._map_buffer_write_locked(resource, level, usage, box)
+        with self._lock:
+            self._sync_locked("transfer_map")
+            return self.pipe.transfer_map(resource, level, usage, box)
+
+    def _map_buffer_write_locked(self, res: Resource, level: int, usage: Transfer, box: Box):
+        lo, hi = box.x, box.x + box.width
+        # Promote: writing bytes never written, or to an idle buffer, needs no wait.
+        if not usage & Transfer.UNSYNCHRONIZED:
+            if not self._valid_overlaps(res, lo, hi) or not self.is_busy(res):
+                usage |= Transfer.UNSYNCHRONIZED
+                self.stats.promoted_unsynchronized += 1
+        # DISCARD_RANGE over the whole valid range is a whole-resource discard.
+        if usage & Transfer.DISCARD_RANGE and not usage & Transfer.UNSYNCHRONIZED:
+            vlo, vhi = res.tc_valid_range
+            if lo <= vlo and hi >= vhi:
+                usage = (usage & ~Transfer.DISCARD_RANGE) | Transfer.DISCARD_WHOLE_RESOURCE
+        if usage & Transfer.DISCARD_WHOLE_RESOURCE and not usage & Transfer.UNSYNCHRONIZED:
+            if self.is_busy(res):
+                store = self._invalidate_locked(res)
+                return self._map_storage(res, level, usage | Transfer.UNSYNCHRONIZED, box, store)
+            usage |= Transfer.UNSYNCHRONIZED
+        if usage & Transfer.DISCARD_RANGE and not usage & Transfer.UNSYNCHRONIZED:
+            staging = np.zeros(box.width, np.uint8)
+            self.stats.staging_uploads += 1
+            xfer = TransferObject(
+                res,
+                level,
+                usage,
+                copy.copy(box),
+                box.width,
+                box.width,
+                staging,
+                staging=staging,
+                context=self,
+            )
+            return staging, xfer
+        if usage & Transfer.UNSYNCHRONIZED:
+            wait_for = self._pending_staging_overlap(res, lo, hi)
+            if wait_for:
+                # Rule 5: an unsynchronized map must not overtake a queued staging upload.
+                self.stats.sync("unsynchronized map over pending staging upload")
+                self._wait_executed(wait_for)
+            store = res.tc_latest_storage if res.tc_latest_storage is not None else None
+            return self._map_storage(res, level, usage, box, store)
+        self._sync_locked("transfer_map")
+        return self.pipe.transfer_map(res, level, usage, box)
+
+    def _map_storage(self, res, level, usage, box, store):
+        data, xfer = self.pipe.map_box(res, level, usage, box, storage=store)
+        xfer.context = self
+        return data, xfer
+
+    def transfer_flush_region(self, transfer: TransferObject, box: Box) -> None:
+        if not isinstance(transfer, TransferObject):
+            raise bad_type("transfer", "a transfer from transfer_map", transfer)
+        if not transfer.usage & Transfer.FLUSH_EXPLICIT:
+            raise bad_value("transfer", "was not mapped with PIPE_TRANSFER_FLUSH_EXPLICIT")
+
+    def transfer_unmap(self, transfer: TransferObject) -> None:
+        if not isinstance(transfer, TransferObject):
+            raise bad_type("transfer", "a transfer from transfer_map", transfer)
+        if transfer.unmapped:
+            raise bad_value("transfer", "has already been unmapped")
+        transfer.unmapped = True
+        res = transfer.resource
+        if res.is_buffer and transfer.usage & Transfer.WRITE:
+            lo, hi = transfer.box.x, transfer.box.x + transfer.box.width
+            self._mark_valid(res, lo, hi)
+            if transfer.staging is not None:
+                data = transfer.staging
+                with self._lock:
+                    self._use(res)
+                    self._staging.setdefault(res.id, []).append((self._batch.seq, lo, hi))
+                    self.stats.bytes_copied += data.size
+                    self._record(self._driver_write_buffer, (res, lo, data), 1 + data.size // 8)
+
+    @staticmethod
+    def _driver_write_buffer(res: Resource, offset: int, data: np.ndarray) -> None:
+        res.storage[offset : offset + data.size] = data
+
+    def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
+        if not isinstance(resource, Resource) or not resource.is_buffer:
+            raise bad_type("resource", "a buffer Resource", resource)
+        raw = _user_bytes(data, "data")
+        size = raw.size
+        if size == 0:
+            return
+        resource.check_box(0, Box(offset, 0, 0, size, 1, 1), "offset/size")
+        with self._lock:
+            lo, hi = offset, offset + size
+            usage = Transfer(int(usage)) | Transfer.WRITE
+            direct_ok = (
+                usage & Transfer.UNSYNCHRONIZED
+                or not self._valid_overlaps(resource, lo, hi)
+                or (
+                    not self.is_busy(resource)
+                    and not self._pending_staging_overlap(resource, lo, hi)
+                )
+            )
+            self._mark_valid(resource, lo, hi)
+            if direct_ok and size > SMALL_SUBDATA:
+                # Nothing queued can observe these bytes: write them now.
+                store = (
+                    resource.tc_latest_storage
+                    if resource.tc_latest_storage is not None
+                    else resource.storage
+                )
+                store[offset : offset + size] = raw
+                self.stats.promoted_unsynchronized += 1
+                return
+            copied = raw.copy()
+            self.stats.bytes_copied += size
+            self._use(resource)
+            calls = self._batch.calls
+            if size <= SMALL_SUBDATA and calls:
+                fn, args = calls[-1]
+                if fn == self._driver_write_buffer and args[0] is resource:
+                    prev_off, prev = args[1], args[2]
+                    if prev_off + prev.size == offset and prev.size + size <= 4 * SMALL_SUBDATA:
+                        calls[-1] = (fn, (resource, prev_off, np.concatenate([prev, copied])))
+                        self.stats.merged_subdata += 1
+                        self._staging.setdefault(resource.id, []).append((self._batch.seq, lo, hi))
+                        return
+            self._staging.setdefault(resource.id, []).append((self._batch.seq, lo, hi))
+            self._record(self._driver_write_buffer, (resource, offset, copied), 1 + size // 8)
+
+    def texture_subdata(self, resource, level, usage, box, data, stride=0, layer_stride=0):
+        raw = _user_bytes(data, "data").copy()
+        self.stats.bytes_copied += raw.size
+        self._use(resource)
+        self._record(
+            self.pipe.texture_subdata,
+            (resource, level, usage, copy.copy(box), raw, stride, layer_stride),
+            1 + raw.size // 8,
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    def destroy_query(self, query):
+        if getattr(query, "driver_counter", None):
+            return
+        self._record(self.pipe.destroy_query, (query,))
+
+    def begin_query(self, query) -> bool:
+        name = getattr(query, "driver_counter", None)
+        if name is not None:
+            query.begin_value = getattr(self.stats, name)  # type: ignore[attr-defined]
+            query.active, query.ended = True, False
+            return True
+        self._record(self.pipe.begin_query, (query,))
+        return True
+
+    def end_query(self, query) -> bool:
+        name = getattr(query, "driver_counter", None)
+        if name is not None:
+            query.end_value = getattr(self.stats, name)  # type: ignore[attr-defined]
+            query.active, query.ended = False, True
+            return True
+        query.tc_end_seq = self._call_seq + 1  # type: ignore[attr-defined]
+        self._record(self.pipe.end_query, (query,))
+        return True
+
+    def _query_flushed(self, query) -> Fence | None:
+        """The flush fence covering the query's end, if that flush has executed."""
+        end = getattr(query, "tc_end_seq", None)
+        if end is None:
+            return None
+        for seq, fence in self._flushes:
+            if seq > end:
+                return fence if query.fence is not None or query.pending_scene is None else None
+        return None
+
+    def get_query_result(self, query, wait: bool = True):
+        name = getattr(query, "driver_counter", None)
+        if name is not None:
+            if not query.ended:
+                raise bad_value("query", "has not been ended (end_query)")
+            return True, query.end_value - query.begin_value
+        covering = self._query_flushed(query)
+        if covering is not None:
+            # Rule 6: once a flush after end_query has run, no sync is needed.
+            if not covering.signalled:
+                if not wait:
+                    return False, None
+                covering.wait(None)
+            return self.pipe.get_query_result(query, wait)
+        with self._lock:
+            self._sync_locked("get_query_result")
+            return self.pipe.get_query_result(query, wait)
+
+    async def get_query_result_async(self, query):
+        """Await a query's result without blocking the event loop."""
+        name = getattr(query, "driver_counter", None)
+        if name is not None:
+            return self.get_query_result(query)[1]
+        covering = self._query_flushed(query)
+        if covering is None:
+            covering = self.flush()
+        await covering
+        return self.get_query_result(query, wait=True)[1]
+
+    # ------------------------------------------------------------------ misc (synchronous)
+
+    def get_device_reset_status(self):
+        return self.pipe.get_device_reset_status()
+
+    def set_device_reset_callback(self, callback):
+        self.pipe.set_device_reset_callback(callback)
+
+    def is_resource_referenced(self, resource, level=0, layer=0):
+        return 3 if self.is_busy(resource) else 0
+
+    def wait_idle(self) -> None:
+        self.flush().wait(None)
+
+    def __repr__(self) -> str:
+        return f"<ThreadedContext {self.id} over {self.pipe.__class__.__name__}>"
+
+
+_ = ShaderType

@@ -1,0 +1,161 @@
+"""The screen-wide worker pool that executes scenes.
+
+Theory of operation
+-------------------
+A *job* (in practice a :class:`~gallium.numpipe.scene.Scene`) is a list of
+independent work units (bands of 64-pixel tile rows) plus a completion step.
+``WorkerPool.submit(job, after=fence)`` queues the job's units once ``after``
+is signalled; workers pop units from one shared FIFO, so a fast worker simply
+takes more units (llvmpipe's "threads take whole tiles from a shared
+iterator").  When the last unit of a job finishes, the worker that finished it
+runs ``job.complete()``, which signals the job's fence.
+
+Guarantees:
+
+* A unit is executed by exactly one worker, so the memory a unit writes (its
+  band of the framebuffer) needs no locks, and results do not depend on the
+  number of workers or on which worker ran what.
+* Jobs submitted with ``after=`` the previous job's fence run strictly after
+  it: a context chains its scenes this way, so its scenes complete in order.
+  Jobs of different contexts interleave freely.
+* An exception in a unit never kills a worker: it is handed to
+  ``job.unit_failed(unit, exc)`` and the job still completes.
+* ``num_threads == 0`` runs every unit on the submitting thread, inside
+  ``submit`` (llvmpipe's LP_NUM_THREADS=0).
+
+Workers are daemon threads named ``numpipe-worker-N``; ``shutdown()`` stops
+them after the queue drains.  Each worker limits numexpr to one thread, since
+the pool itself is the parallelism.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from typing import Protocol
+
+from gallium.pipe.fence import Fence
+
+
+class Job(Protocol):
+    """What the pool needs from a unit of parallel work."""
+
+    def unit_count(self) -> int: ...
+
+    def run_unit(self, unit: int, worker: int) -> None: ...
+
+    def unit_failed(self, unit: int, exc: BaseException) -> None: ...
+
+    def complete(self) -> None: ...
+
+
+class _Entry:
+    __slots__ = ("job", "lock", "remaining")
+
+    def __init__(self, job: Job, count: int) -> None:
+        self.job = job
+        self.remaining = count
+        self.lock = threading.Lock()
+
+
+class WorkerPool:
+    """A fixed set of threads executing the units of submitted jobs."""
+
+    def __init__(self, num_threads: int | None = None, name: str = "numpipe-worker") -> None:
+        if num_threads is None:
+            num_threads = os.cpu_count() or 1
+        if num_threads < 0:
+            raise ValueError(f"num_threads must be >= 0; got {num_threads}")
+        self.num_threads = num_threads
+        self._queue: deque[tuple[_Entry, int]] = deque()
+        self._cv = threading.Condition()
+        self._stopping = False
+        self._threads: list[threading.Thread] = []
+        self.units_run = [0] * max(num_threads, 1)
+        for i in range(num_threads):
+            t = threading.Thread(target=self._worker, args=(i,), name=f"{name}-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    # -- submission ----------------------------------------------------------------
+
+    def submit(self, job: Job, after: Fence | None = None) -> None:
+        """Queue ``job``'s units, once ``after`` (if given) is signalled."""
+        if after is not None and not after.signalled:
+            after.add_done_callback(lambda: self._enqueue(job))
+        else:
+            self._enqueue(job)
+
+    def _enqueue(self, job: Job) -> None:
+        count = job.unit_count()
+        if count == 0:
+            job.complete()
+            return
+        entry = _Entry(job, count)
+        if self.num_threads == 0:
+            for unit in range(count):
+                self._run(entry, unit, 0)
+            return
+        with self._cv:
+            if self._stopping:
+                raise RuntimeError("the worker pool has been shut down")
+            for unit in range(count):
+                self._queue.append((entry, unit))
+            self._cv.notify_all()
+
+    # -- workers ---------------------------------------------------------------------
+
+    def _worker(self, index: int) -> None:
+        try:
+            import numexpr
+
+            numexpr.set_num_threads(1)
+        except Exception:  # numexpr is optional for correctness
+            pass
+        while True:
+            with self._cv:
+                while not self._queue and not self._stopping:
+                    self._cv.wait()
+                if not self._queue:
+                    return
+                entry, unit = self._queue.popleft()
+            self._run(entry, unit, index)
+
+    def _run(self, entry: _Entry, unit: int, worker: int) -> None:
+        job = entry.job
+        try:
+            job.run_unit(unit, worker)
+        except BaseException as exc:  # never let a worker die
+            try:
+                job.unit_failed(unit, exc)
+            except BaseException:
+                pass
+        self.units_run[worker] += 1
+        with entry.lock:
+            entry.remaining -= 1
+            last = entry.remaining == 0
+        if last:
+            try:
+                job.complete()
+            except BaseException as exc:
+                try:
+                    job.unit_failed(-1, exc)
+                except BaseException:
+                    pass
+
+    # -- lifetime --------------------------------------------------------------------
+
+    def shutdown(self, wait: bool = True) -> None:
+        with self._cv:
+            self._stopping = True
+            self._cv.notify_all()
+        if wait:
+            for t in self._threads:
+                if t is not threading.current_thread():
+                    t.join()
+
+    @property
+    def queued(self) -> int:
+        with self._cv:
+            return len(self._queue)

@@ -924,7 +924,7 @@ class NumpipeContext:
                 inputs=fetched,
                 consts=self._const_arrays(ShaderType.VERTEX),
                 system_values=sysvals,
-                textures=None,
+                textures=self._texture_bindings(ShaderType.VERTEX),
             )
         )
         pos_reg = vs.kernel.output_index("POSITION")
@@ -1054,6 +1054,11 @@ class NumpipeContext:
                 out[idx] = data
         return out
 
+    def _texture_bindings(self, stage: ShaderType) -> Any:
+        from .sampler import TextureBindings
+
+        return TextureBindings.capture(self._views.get(stage, []), self._samplers.get(stage, []))
+
     def _fragment_state(self, fs: ShaderCSO, fs_inputs: list, scene: Scene) -> Any:
         from workers.fragment import FragmentState
 
@@ -1078,6 +1083,9 @@ class NumpipeContext:
                 scene.resources.add(res)
             consts.append(arr)
         counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
+        textures = self._texture_bindings(ShaderType.FRAGMENT)
+        if textures is not None:
+            scene.resources.update(textures.resources())
         blend = self._blend
         origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
         center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
@@ -1085,7 +1093,7 @@ class NumpipeContext:
             kernel=kern,
             fs_inputs=fs_inputs,
             consts=consts,
-            textures=None,
+            textures=textures,
             color_outputs=color_outputs,
             depth_output=depth_out,
             stencil_output=stencil_out,

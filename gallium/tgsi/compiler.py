@@ -1182,3 +1182,135 @@ def _sv(values: dict[str, Any], semantic: str, chan: int) -> Any:
 
 _RUNTIME["_in"] = _in
 _RUNTIME["_sv"] = _sv
+
+
+# ----------------------------------------------------------------------------
+# Texture instructions: decode TGSI operand layouts into TexRequests
+# ----------------------------------------------------------------------------
+
+
+def _tex_unit(g: _Generator, inst: Instruction, k: int) -> int:
+    if k >= len(inst.src):
+        raise g.fail(inst, f"needs a sampler operand (source {k})")
+    reg = inst.src[k].reg
+    if reg.file not in ("SAMP", "SVIEW"):
+        raise g.fail(inst, f"source {k} must be a SAMP or SVIEW register, not {reg.file}")
+    if reg.indirect is not None:
+        raise UnsupportedError(
+            f"{inst.opcode} with an indirectly addressed sampler is not supported"
+        )
+    return reg.index
+
+
+def _tex_offsets(g: _Generator, inst: Instruction) -> str:
+    if not inst.tex_offsets:
+        return "None"
+    off = inst.tex_offsets[0]
+    parts = []
+    for c in off.swizzle:
+        parts.append(g.read_reg(off.reg.file, off.reg.index, c, "i", None))
+    return "(" + ", ".join(parts) + ")"
+
+
+def _tex_coords(
+    g: _Generator, inst: Instruction, target: str, proj: bool = False
+) -> dict[str, str]:
+    """Name the coordinate components of src0 for ``target`` (tgsi_exec's layout)."""
+    from .texture_api import ARRAY_TARGETS, SHADOW_TARGETS, coord_count
+
+    comp = {c: g.src(inst, 0, c, "f") for c in range(4)}
+    if proj:
+        q = g.tmp("q")
+        g.emit(f"{q} = {comp[3]}")
+        for c in range(3):
+            v = g.tmp("p")
+            g.emit(f"{v} = np.divide({comp[c]}, {q}, dtype=_F32)")
+            comp[c] = v
+    n = coord_count(target)
+    out = {"s": comp[0]}
+    if n >= 2:
+        out["t"] = comp[1]
+    if n >= 3:
+        out["r"] = comp[2]
+    if target in ARRAY_TARGETS:
+        out["layer"] = comp[n] if n < 4 else comp[3]
+    if target in SHADOW_TARGETS:
+        used = n + (1 if target in ARRAY_TARGETS else 0)
+        if used < 4:
+            out["ref"] = (
+                comp[max(used, 2)] if target in ("SHADOW1D", "SHADOW1D_ARRAY") else comp[used]
+            )
+    return out
+
+
+def _tex_call(g: _Generator, inst: Instruction, op: str, unit: int, fields: dict[str, str]) -> None:
+    target = inst.texture or "2D"
+    args = [f"op={op!r}", f"unit={unit}", f"sampler={unit}", f"target={target!r}", "n=n"]
+    args += [f"{k}={v}" for k, v in fields.items()]
+    args.append("quad_shape=env.quad_shape")
+    res = g.tmp("tex")
+    g.emit(f"{res} = env.textures.execute(_TexRequest({', '.join(args)}))")
+    g.write(inst, {c: (f"_as({res}[{c}], _F32)", "f") for c in range(4)})
+
+
+def _emit_tex(g: _Generator, inst: Instruction) -> None:
+    op = inst.opcode
+    target = inst.texture or "2D"
+    fields: dict[str, str] = {}
+    if op in ("TEX", "TXP", "TXB", "TXL"):
+        fields.update(_tex_coords(g, inst, target, proj=op == "TXP"))
+        if op == "TXB":
+            fields["bias"] = g.src(inst, 0, 3, "f")
+        elif op == "TXL":
+            fields["lod"] = g.src(inst, 0, 3, "f")
+        unit = _tex_unit(g, inst, 1)
+    elif op in ("TEX2", "TXB2", "TXL2"):
+        fields.update(_tex_coords(g, inst, target))
+        extra = g.src(inst, 1, 0, "f")
+        key = {"TEX2": "ref", "TXB2": "bias", "TXL2": "lod"}[op]
+        fields[key] = extra
+        unit = _tex_unit(g, inst, 2)
+    elif op == "TXD":
+        fields.update(_tex_coords(g, inst, target))
+        fields["ddx"] = "[" + ", ".join(g.src(inst, 1, c, "f") for c in range(3)) + "]"
+        fields["ddy"] = "[" + ", ".join(g.src(inst, 2, c, "f") for c in range(3)) + "]"
+        unit = _tex_unit(g, inst, 3)
+    else:
+        raise g.fail(inst, "not a sampling opcode")
+    if inst.tex_offsets:
+        fields["offset"] = _tex_offsets(g, inst)
+    _tex_call(g, inst, "sample", unit, fields)
+
+
+def _emit_txf(g: _Generator, inst: Instruction) -> None:
+    from .texture_api import ARRAY_TARGETS, coord_count
+
+    target = inst.texture or "2D"
+    comp = {c: g.src(inst, 0, c, "i") for c in range(4)}
+    n = coord_count(target)
+    fields = {"s": comp[0]}
+    if n >= 2:
+        fields["t"] = comp[1]
+    if n >= 3:
+        fields["r"] = comp[2]
+    if target in ARRAY_TARGETS:
+        fields["layer"] = comp[n]
+    if target not in ("BUFFER", "2D_MSAA", "2D_ARRAY_MSAA"):
+        fields["lod"] = comp[3]
+    if inst.tex_offsets:
+        fields["offset"] = _tex_offsets(g, inst)
+    _tex_call(g, inst, "fetch", _tex_unit(g, inst, 1), fields)
+
+
+def _emit_txq(g: _Generator, inst: Instruction) -> None:
+    _tex_call(g, inst, "size", _tex_unit(g, inst, 1), {"lod": g.src(inst, 0, 0, "i")})
+
+
+for _name in ("TEX", "TXP", "TXB", "TXL", "TEX2", "TXB2", "TXL2", "TXD"):
+    OPCODE_EMITTERS[_name] = _emit_tex
+OPCODE_EMITTERS["TXF"] = _emit_txf
+OPCODE_EMITTERS["TXQ"] = _emit_txq
+
+from .texture_api import TexRequest as _TexRequestType  # noqa: E402
+
+_RUNTIME["_TexRequest"] = _TexRequestType

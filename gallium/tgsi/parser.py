@@ -78,6 +78,7 @@ SAMPLE_OPCODES = frozenset(
 
 _WHITE = " \t\n\r"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # keywords such as 2D_ARRAY may start with a digit
 _DIGITS = re.compile(r"[0-9]+")
 _FLOAT = re.compile(
     r"[+-]?(?:"
@@ -174,9 +175,10 @@ class _Parser:
 
     def match_word(self, words) -> str | None:
         """Match one of ``words`` (case-insensitive, whole word) at the cursor."""
-        word = self.ident()
-        if word is None:
+        m = _WORD.match(self.s, self.pos)
+        if m is None:
             return None
+        word = m.group(0)
         up = word.upper()
         if up in words:
             self.pos += len(word)

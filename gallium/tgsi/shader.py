@@ -202,7 +202,8 @@ class Declaration:
         if self.sview_target is not None:
             out += f", {self.sview_target}"
             if self.return_types is not None:
-                out += ", " + ", ".join(self.return_types)
+                rt = self.return_types
+                out += ", " + (rt[0] if len(set(rt)) == 1 else ", ".join(rt))
         if self.atomic:
             out += ", ATOMIC"
         if self.mem_type is not None:

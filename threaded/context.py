@@ -104,7 +104,7 @@ class ThreadedContext:
         self._vbufs: dict[int, Resource] = {}
         self._cbufs: dict[tuple[int, int], Resource] = {}
         self._views: dict[tuple[int, int], Resource] = {}
-        self._driver_queries: dict[int, tuple[str, int]] = {}
+        self._unflushed_queries: list[Any] = []  # ended, no flush recorded after yet
         self._thread = threading.Thread(
             target=self._driver_loop, name=f"numpipe-driver-{self.id}", daemon=True
         )
@@ -237,13 +237,6 @@ class ThreadedContext:
                 self._ring.put(_STOP)
             self._thread.join()
             self.pipe.destroy()
-
-    def __del__(self) -> None:  # best effort: stop the thread of an abandoned context
-        try:
-            if not self.destroyed and self._thread.is_alive():
-                self._ring.put(_STOP)
-        except Exception:
-            pass
 
     # ------------------------------------------------------------------ CSO create (direct)
 
@@ -635,7 +628,8 @@ class ThreadedContext:
         fence = Fence(label=f"tc {self.id} flush", error_source=self.pipe._take_error)
         with self._lock:
             seq = self._batch.seq
-            self._record(self._driver_flush, (flags, fence))
+            queries, self._unflushed_queries = self._unflushed_queries, []
+            self._record(self._driver_flush, (flags, fence, queries))
             self._flushes.append((self._call_seq, fence))
             self._prune_flushes()
             if flags & Flush.DEFERRED:
@@ -644,14 +638,27 @@ class ThreadedContext:
                 self._submit_locked()
         return fence
 
-    def _driver_flush(self, flags: Flush, fence: Fence) -> None:
-        """Runs on the driver thread: flush the direct context, chain its fence."""
+    def _driver_flush(self, flags: Flush, fence: Fence, queries: list) -> None:
+        """Runs on the driver thread: flush the direct context, chain its fence.
+
+        The queries ended before this flush are *flushed* from now on: their
+        results can be read without syncing the threaded context (rule 6).
+        """
         try:
             inner = self.pipe.flush(flags & ~Flush.DEFERRED)
         except BaseException:
             fence.signal()
             raise
+        for q in queries:
+            q.tc_flushed = True
         inner.add_done_callback(fence.signal)
+
+    def callback(self, fn: Any, data: Any = None, asap: bool = False) -> None:
+        """Run ``fn(data)`` on the driver thread, in order (pipe_context::callback).
+
+        ``asap`` is accepted for API compatibility; the call is always queued.
+        """
+        self._record(fn, (data,))
 
     def fence_finish(self, fence: Fence, timeout_ns: int) -> bool:
         return fence.finish(timeout_ns)
@@ -745,8 +752,11 @@ class ThreadedContext:
         if usage & Transfer.UNSYNCHRONIZED:
             wait_for = self._pending_staging_overlap(res, lo, hi)
             if wait_for:
-                # Rule 5: an unsynchronized map must not overtake a queued staging upload.
+                # Rule 5: an unsynchronized map must not overtake a queued staging
+                # upload; the upload may still sit in the batch being recorded.
                 self.stats.sync("unsynchronized map over pending staging upload")
+                if wait_for >= self._batch.seq:
+                    self._submit_locked()
                 self._wait_executed(wait_for)
             store = res.tc_latest_storage if res.tc_latest_storage is not None else None
             return self._map_storage(res, level, usage, box, store)
@@ -864,19 +874,11 @@ class ThreadedContext:
             query.end_value = getattr(self.stats, name)  # type: ignore[attr-defined]
             query.active, query.ended = False, True
             return True
-        query.tc_end_seq = self._call_seq + 1  # type: ignore[attr-defined]
-        self._record(self.pipe.end_query, (query,))
+        with self._lock:
+            query.tc_flushed = False  # type: ignore[attr-defined]
+            self._unflushed_queries.append(query)
+            self._record(self.pipe.end_query, (query,))
         return True
-
-    def _query_flushed(self, query) -> Fence | None:
-        """The flush fence covering the query's end, if that flush has executed."""
-        end = getattr(query, "tc_end_seq", None)
-        if end is None:
-            return None
-        for seq, fence in self._flushes:
-            if seq > end:
-                return fence if query.fence is not None or query.pending_scene is None else None
-        return None
 
     def get_query_result(self, query, wait: bool = True):
         name = getattr(query, "driver_counter", None)
@@ -884,13 +886,9 @@ class ThreadedContext:
             if not query.ended:
                 raise bad_value("query", "has not been ended (end_query)")
             return True, query.end_value - query.begin_value
-        covering = self._query_flushed(query)
-        if covering is not None:
-            # Rule 6: once a flush after end_query has run, no sync is needed.
-            if not covering.signalled:
-                if not wait:
-                    return False, None
-                covering.wait(None)
+        if getattr(query, "tc_flushed", False):
+            # Rule 6: a flush after end_query has executed; the direct context
+            # answers from the query's own fence without touching its state.
             return self.pipe.get_query_result(query, wait)
         with self._lock:
             self._sync_locked("get_query_result")
@@ -901,10 +899,11 @@ class ThreadedContext:
         name = getattr(query, "driver_counter", None)
         if name is not None:
             return self.get_query_result(query)[1]
-        covering = self._query_flushed(query)
-        if covering is None:
-            covering = self.flush()
-        await covering
+        if not getattr(query, "tc_flushed", False):
+            await self.flush()
+        fence = query.fence
+        if fence is not None:
+            await fence
         return self.get_query_result(query, wait=True)[1]
 
     # ------------------------------------------------------------------ misc (synchronous)

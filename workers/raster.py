@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gallium.numpipe.scene import TILE, ClearCmd, DrawCmd, Scene
+from gallium.numpipe.scene import TILE, ClearCmd, DrawCmd, MarkerCmd, Scene
 from gallium.numpipe.setup import F32, fma32
 from gallium.tgsi.compiler import ExecEnv
 
@@ -53,6 +53,8 @@ def execute_band(scene: Scene, band: int) -> None:
             ids = cmd.triangles_in_band(band)
             if ids.size:
                 _draw(scene, cmd, ids, y0, y1, band)
+        elif isinstance(cmd, MarkerCmd):
+            cmd.run(band)
 
 
 # ----------------------------------------------------------------------------

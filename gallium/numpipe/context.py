@@ -1137,10 +1137,6 @@ class NumpipeContext:
         return [q for q in getattr(scene, "queries", [])]
 
     def _scene_done(self, scene: Scene) -> None:
-        now = self.screen.get_timestamp()
-        for q in getattr(scene, "queries", []):
-            if q.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
-                q.end_ns = now
         if scene.errors:
             with self._lock:
                 for err in scene.errors:
@@ -1403,13 +1399,7 @@ class NumpipeContext:
         ):
             query.counter = OcclusionCounter()
         if query.type == QueryType.TIME_ELAPSED:
-            query.begin_ns = self.screen.get_timestamp()
-            if not self._last_fence.signalled:
-                self._last_fence.add_done_callback(
-                    lambda q=query: setattr(
-                        q, "begin_ns", max(q.begin_ns, self.screen.get_timestamp())
-                    )
-                )
+            query.begin_marker = self._time_marker()  # type: ignore[attr-defined]
         self._active_queries.append(query)
         return True
 
@@ -1423,6 +1413,8 @@ class NumpipeContext:
         if query in self._active_queries:
             self._active_queries.remove(query)
         query.ended = True
+        if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
+            query.end_marker = self._time_marker()  # type: ignore[attr-defined]
         if self._scene is not None and not self._scene.empty:
             if not hasattr(self._scene, "queries"):
                 self._scene.queries = []  # type: ignore[attr-defined]
@@ -1432,14 +1424,20 @@ class NumpipeContext:
         else:
             query.pending_scene = None
             query.fence = self._last_fence
-            if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
-                if self._last_fence.signalled:
-                    query.end_ns = self.screen.get_timestamp()
-                else:
-                    self._last_fence.add_done_callback(
-                        lambda q=query: setattr(q, "end_ns", self.screen.get_timestamp())
-                    )
         return True
+
+    def _time_marker(self) -> Any:
+        """A timestamp marker after everything recorded so far.
+
+        In a scene it is a marker command (stamped by every band); without a
+        framebuffer to build a scene on, the marker stamps when the previous
+        scene completes.
+        """
+        if self._scene is not None or (self._fb.width > 0 and self._fb.height > 0):
+            return self._current_scene().add_marker(self.screen.get_timestamp)
+        marker = _FenceMarker(self.screen.get_timestamp)
+        self._last_fence.add_done_callback(marker.stamp)
+        return marker
 
     def query_fence(self, query: Query) -> Fence:
         """The fence after which the query's result is final (flushes if needed)."""
@@ -1466,8 +1464,6 @@ class NumpipeContext:
             fence.wait(None)
         else:
             self.raise_pending_error()
-        if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED) and query.end_ns == 0:
-            query.end_ns = self.screen.get_timestamp()
         return True, query.result()
 
     async def get_query_result_async(self, query: Query) -> Any:
@@ -1515,8 +1511,24 @@ class NumpipeContext:
     def emit_string_marker(self, string: str) -> None:
         pass
 
+    def callback(self, fn: Callable[[Any], None], data: Any = None, asap: bool = False) -> None:
+        """Run ``fn(data)`` now (pipe_context::callback; the threaded context queues it)."""
+        self._check_alive()
+        fn(data)
+
     def wait_idle(self, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
         return self.flush().finish(timeout_ns)
+
+
+class _FenceMarker:
+    """A timestamp taken when a fence signals (markers outside any scene)."""
+
+    def __init__(self, clock: Callable[[], int]) -> None:
+        self.clock = clock
+        self.time_ns = 0
+
+    def stamp(self) -> None:
+        self.time_ns = self.clock()
 
 
 def _fb_key(fb: FramebufferState) -> tuple:

@@ -537,8 +537,8 @@ class Query:
         self.counter: Any = None  # OcclusionCounter
         self.stats = PipelineStatistics()
         self.primitives = 0
-        self.begin_ns = 0
-        self.end_ns = 0
+        self.begin_marker: Any = None  # scene MarkerCmd or fence marker (TIME_ELAPSED)
+        self.end_marker: Any = None  # (TIMESTAMP, TIME_ELAPSED)
         self.fence: Fence | None = None
         self.pending_scene: Any = None  # unflushed scene holding end_query
         self.lock = threading.Lock()
@@ -551,9 +551,9 @@ class Query:
         if t in (QueryType.OCCLUSION_PREDICATE, QueryType.OCCLUSION_PREDICATE_CONSERVATIVE):
             return bool(self.counter is not None and self.counter.count)
         if t == QueryType.TIMESTAMP:
-            return self.end_ns
+            return self.end_marker.time_ns
         if t == QueryType.TIME_ELAPSED:
-            return max(0, self.end_ns - self.begin_ns)
+            return max(0, self.end_marker.time_ns - self.begin_marker.time_ns)
         if t == QueryType.PRIMITIVES_GENERATED:
             return self.primitives
         if t == QueryType.GPU_FINISHED:

@@ -83,6 +83,25 @@ class ClearCmd:
     zs_mask_keep: int  # bits of the zs word to keep (depth-only / stencil-only clears)
 
 
+class MarkerCmd:
+    """A point in the command stream whose time each band records when it gets there.
+
+    ``time_ns`` (max over bands) is when every command before the marker has
+    been processed on every band: what PIPE_QUERY_TIMESTAMP asks for.
+    """
+
+    def __init__(self, nbands: int, clock) -> None:
+        self.band_ns = np.zeros(nbands, np.int64)
+        self.clock = clock
+
+    def run(self, band: int) -> None:
+        self.band_ns[band] = self.clock()
+
+    @property
+    def time_ns(self) -> int:
+        return int(self.band_ns.max())
+
+
 @dataclass
 class DrawCmd:
     """Set-up triangles plus the fragment state they are shaded with."""
@@ -128,7 +147,7 @@ class Scene:
         self.height = height
         self.cbufs = cbufs
         self.zsbuf = zsbuf
-        self.commands: list[ClearCmd | DrawCmd] = []
+        self.commands: list[ClearCmd | DrawCmd | MarkerCmd] = []
         self.nbands = max(1, -(-height // TILE))
         self.fence = Fence(label=label)
         self.resources: set[Any] = set()
@@ -147,6 +166,11 @@ class Scene:
 
     def add_clear(self, cmd: ClearCmd) -> None:
         self.commands.append(cmd)
+
+    def add_marker(self, clock) -> MarkerCmd:
+        marker = MarkerCmd(self.nbands, clock)
+        self.commands.append(marker)
+        return marker
 
     def add_draw(self, state: Any, tris: TriangleSet) -> None:
         if tris.count == 0:

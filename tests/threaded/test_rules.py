@@ -1,0 +1,438 @@
+"""The threaded context's rules, one test per rule (threaded/context.py docstring).
+
+Where a rule is about not waiting, the driver thread is held on a gate and a
+timer opens the gate later: an implementation that waits would still finish
+(no hang), but too late, and the test fails on the elapsed time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from helpers import bind_passthrough, make_target, read_rgba8
+
+from gallium import pipe
+from threaded import ThreadedContext
+
+RED = (1.0, 0.0, 0.0, 1.0)
+GREEN = (0.0, 1.0, 0.0, 1.0)
+HOLD = 1.0  # seconds the driver thread is held in the no-wait tests
+
+
+def full_screen(color) -> np.ndarray:
+    pos = [(-1, -1, 0, 1), (3, -1, 0, 1), (-1, 3, 0, 1)]
+    return np.array([[*p, *color] for p in pos], np.float32)
+
+
+@pytest.fixture
+def tc(screen):
+    c = screen.context_create(threaded=True)
+    yield c
+    c.destroy()
+
+
+def small_tc(screen, slots: int, queued: int) -> ThreadedContext:
+    return ThreadedContext(screen.context_create(threaded=False), slots, queued)
+
+
+def hold_driver(ctx, seconds: float = HOLD) -> threading.Event:
+    """Block the driver thread until the returned gate opens (a timer opens it)."""
+    gate = threading.Event()
+    ctx.callback(lambda _: gate.wait(10))
+    threading.Timer(seconds, gate.set).start()
+    return gate
+
+
+def vertex_buffer(screen, ctx, data: np.ndarray, size: int = 1024):
+    vb = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER,
+            format=pipe.Format.NONE,
+            width0=size,
+            bind=pipe.Bind.VERTEX_BUFFER,
+        )
+    )
+    ctx.buffer_subdata(vb, pipe.Transfer.WRITE, 0, data)
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=vb)])
+    return vb
+
+
+DRAW = pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3)
+
+
+# -- 1. recording ----------------------------------------------------------------
+
+
+def test_execution_order_equals_record_order_across_batches_and_syncs(screen):
+    ctx = small_tc(screen, slots=4, queued=2)
+    try:
+        rt, _ = make_target(screen, ctx, 8, 8)
+        seen: list[int] = []
+        for i in range(300):
+            ctx.callback(seen.append, i)
+            if i % 37 == 0:
+                read_rgba8(ctx, rt)  # a sync in the middle of the stream
+        ctx.sync()
+        assert seen == list(range(300))
+        assert ctx.stats.batches >= 300 // 4
+        assert ctx.stats.sync_reasons["transfer_map"] == 9
+    finally:
+        ctx.destroy()
+
+
+def test_a_full_ring_blocks_the_producer_and_drops_nothing(screen):
+    ctx = small_tc(screen, slots=1, queued=2)
+    try:
+        seen: list[int] = []
+        gate = threading.Event()
+        ctx.callback(lambda _: gate.wait(10))
+        recorded = []
+
+        def producer():
+            for i in range(50):
+                ctx.callback(seen.append, i)
+                recorded.append(i)
+
+        t = threading.Thread(target=producer)
+        t.start()
+        time.sleep(0.3)
+        # the driver holds one batch; the ring holds two; the producer is stuck
+        # submitting the next one: it cannot run away from the driver
+        assert len(recorded) <= 4
+        assert len(ctx._ring) == 2
+        gate.set()
+        t.join(10)
+        ctx.sync()
+        assert seen == list(range(50))
+        assert ctx.stats.ring_full_waits >= 1
+    finally:
+        ctx.destroy()
+
+
+def test_driver_callbacks_never_run_concurrently(screen):
+    ctx = small_tc(screen, slots=8, queued=4)
+    try:
+        rt, _ = make_target(screen, ctx, 8, 8)
+        busy = threading.Lock()
+        overlaps = []
+
+        def cb(_):
+            if not busy.acquire(blocking=False):
+                overlaps.append(1)
+                return
+            time.sleep(0.0005)
+            busy.release()
+
+        orig_map = ctx.pipe.transfer_map
+
+        def checked_map(*a, **k):  # runs on the application thread during a sync
+            if not busy.acquire(blocking=False):
+                overlaps.append(2)
+                return orig_map(*a, **k)
+            try:
+                return orig_map(*a, **k)
+            finally:
+                busy.release()
+
+        ctx.pipe.transfer_map = checked_map
+        for i in range(200):
+            ctx.callback(cb)
+            if i % 20 == 0:
+                read_rgba8(ctx, rt)
+        ctx.sync()
+        assert overlaps == []
+    finally:
+        ctx.destroy()
+
+
+# -- 2. direct vs queued ---------------------------------------------------------------
+
+
+def test_create_calls_run_on_the_caller_without_waiting(screen, tc):
+    hold_driver(tc)
+    t0 = time.perf_counter()
+    before = tc.stats.direct_calls
+    blend = tc.create_blend_state(pipe.BlendState())
+    dsa = tc.create_depth_stencil_alpha_state(pipe.DepthStencilAlphaState())
+    rast = tc.create_rasterizer_state(pipe.RasterizerState())
+    fs = tc.create_fs_state(pipe.ShaderState(tokens="FRAG\nDCL OUT[0], COLOR\n  0: END\n"))
+    q = tc.create_query(pipe.QueryType.OCCLUSION_COUNTER)
+    res = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D,
+            format=pipe.Format.R8G8B8A8_UNORM,
+            width0=4,
+            height0=4,
+            bind=pipe.Bind.RENDER_TARGET,
+        )
+    )
+    surf = tc.create_surface(res, pipe.SurfaceTemplate(format=pipe.Format.R8G8B8A8_UNORM))
+    elapsed = time.perf_counter() - t0
+    assert elapsed < HOLD / 2
+    assert tc.stats.direct_calls - before == 6
+    assert all(o is not None for o in (blend, dsa, rast, fs, q, surf))
+
+
+def test_every_sync_is_counted_with_its_reason(screen, tc):
+    rt, _ = make_target(screen, tc, 8, 8)
+    before = tc.stats.syncs
+    read_rgba8(tc, rt)
+    q = tc.create_query(pipe.QueryType.OCCLUSION_COUNTER)
+    tc.begin_query(q)
+    tc.end_query(q)
+    tc.get_query_result(q, True)
+    assert tc.stats.syncs - before == 2
+    assert tc.stats.sync_reasons["transfer_map"] == 1
+    assert tc.stats.sync_reasons["get_query_result"] == 1
+
+
+# -- 3. no-stall paths ------------------------------------------------------------------
+
+
+def _two_targets(screen, ctx):
+    rt1, _ = make_target(screen, ctx, 8, 8)
+    s1 = ctx._bound["fb"] if isinstance(ctx, ThreadedContext) else None
+    rt2 = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D,
+            format=pipe.Format.R8G8B8A8_UNORM,
+            width0=8,
+            height0=8,
+            bind=pipe.Bind.RENDER_TARGET,
+        )
+    )
+    surf2 = ctx.create_surface(rt2, pipe.SurfaceTemplate(format=pipe.Format.R8G8B8A8_UNORM))
+    return rt1, rt2, surf2, s1
+
+
+def test_discard_whole_resource_map_of_a_busy_buffer_does_not_wait(screen, tc):
+    rt1, rt2, surf2, _ = _two_targets(screen, tc)
+    bind_passthrough(tc)
+    vb = vertex_buffer(screen, tc, full_screen(RED))
+    tc.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    hold_driver(tc)
+    tc.draw_vbo(DRAW)  # queued behind the held driver: it still needs the red vertices
+    t0 = time.perf_counter()
+    data, xfer = tc.transfer_map(
+        vb,
+        0,
+        pipe.Transfer.WRITE | pipe.Transfer.DISCARD_WHOLE_RESOURCE,
+        pipe.Box(0, 0, 0, 96, 1, 1),
+    )
+    elapsed = time.perf_counter() - t0
+    data[:] = full_screen(GREEN).view(np.uint8).reshape(-1)
+    tc.transfer_unmap(xfer)
+    tc.set_framebuffer_state(pipe.FramebufferState(width=8, height=8, cbufs=[surf2]))
+    tc.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    tc.draw_vbo(DRAW)  # recorded after the map: sees the green vertices
+    assert elapsed < HOLD / 2
+    assert tc.stats.invalidations == 1
+    assert (read_rgba8(tc, rt1) == [255, 0, 0, 255]).all()
+    assert (read_rgba8(tc, rt2) == [0, 255, 0, 255]).all()
+
+
+def test_map_of_a_range_never_written_is_promoted_to_unsynchronized(screen, tc):
+    make_target(screen, tc, 8, 8)
+    bind_passthrough(tc)
+    vb = vertex_buffer(screen, tc, full_screen(RED))  # bytes [0, 96) valid
+    hold_driver(tc)
+    tc.draw_vbo(DRAW)
+    before = tc.stats.promoted_unsynchronized
+    t0 = time.perf_counter()
+    data, xfer = tc.transfer_map(vb, 0, pipe.Transfer.WRITE, pipe.Box(512, 0, 0, 256, 1, 1))
+    data[:] = 7
+    tc.transfer_unmap(xfer)
+    assert time.perf_counter() - t0 < HOLD / 2
+    assert tc.stats.promoted_unsynchronized - before == 1
+    assert vb.tc_valid_range == [0, 768]
+
+
+def test_map_of_an_idle_buffer_does_not_sync(screen, tc):
+    vb = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, width0=256, bind=pipe.Bind.VERTEX_BUFFER
+        )
+    )
+    tc.buffer_subdata(vb, pipe.Transfer.WRITE, 0, np.arange(64, dtype=np.uint8))
+    tc.flush().wait(10)
+    syncs = tc.stats.syncs
+    data, xfer = tc.transfer_map(vb, 0, pipe.Transfer.WRITE, pipe.Box(0, 0, 0, 64, 1, 1))
+    data[:] = 255
+    tc.transfer_unmap(xfer)
+    assert tc.stats.syncs == syncs
+    tc.sync()
+    assert (vb.storage[:64] == 255).all()
+
+
+def test_discard_of_the_whole_valid_range_becomes_a_whole_resource_discard(screen, tc):
+    make_target(screen, tc, 8, 8)
+    bind_passthrough(tc)
+    vb = vertex_buffer(screen, tc, full_screen(RED))  # valid range [0, 96)
+    hold_driver(tc)
+    tc.draw_vbo(DRAW)
+    t0 = time.perf_counter()
+    _, xfer = tc.transfer_map(
+        vb, 0, pipe.Transfer.WRITE | pipe.Transfer.DISCARD_RANGE, pipe.Box(0, 0, 0, 96, 1, 1)
+    )
+    tc.transfer_unmap(xfer)
+    assert time.perf_counter() - t0 < HOLD / 2
+    assert tc.stats.invalidations == 1
+    assert tc.stats.staging_uploads == 0
+
+
+def test_discard_range_map_writes_a_staging_copy_applied_in_order_at_unmap(screen, tc):
+    rt1, rt2, surf2, _ = _two_targets(screen, tc)
+    bind_passthrough(tc)
+    vb = vertex_buffer(screen, tc, full_screen(RED))
+    tc.buffer_subdata(vb, pipe.Transfer.WRITE, 512, np.ones(256, np.uint8))  # valid [0, 768)
+    tc.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    hold_driver(tc)
+    tc.draw_vbo(DRAW)
+    t0 = time.perf_counter()
+    data, xfer = tc.transfer_map(
+        vb, 0, pipe.Transfer.WRITE | pipe.Transfer.DISCARD_RANGE, pipe.Box(0, 0, 0, 96, 1, 1)
+    )
+    assert time.perf_counter() - t0 < HOLD / 2
+    data[:] = full_screen(GREEN).view(np.uint8).reshape(-1)
+    tc.transfer_unmap(xfer)  # the staged bytes go into the queue here, in order
+    tc.set_framebuffer_state(pipe.FramebufferState(width=8, height=8, cbufs=[surf2]))
+    tc.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    tc.draw_vbo(DRAW)
+    assert tc.stats.staging_uploads == 1
+    assert tc.stats.invalidations == 0
+    assert (read_rgba8(tc, rt1) == [255, 0, 0, 255]).all()
+    assert (read_rgba8(tc, rt2) == [0, 255, 0, 255]).all()
+
+
+def test_small_buffer_subdata_is_copied_when_recorded(screen, tc):
+    buf = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, width0=320, bind=pipe.Bind.VERTEX_BUFFER
+        )
+    )
+    tc.buffer_subdata(buf, pipe.Transfer.WRITE, 0, np.zeros(320, np.uint8))  # make it valid
+    hold_driver(tc, 0.3)
+    src = np.arange(320, dtype=np.uint16).astype(np.uint8)
+    tc.buffer_subdata(buf, pipe.Transfer.WRITE, 0, src)
+    src[:] = 0  # changing the source afterwards has no effect
+    tc.sync()
+    assert np.array_equal(buf.storage, np.arange(320, dtype=np.uint16).astype(np.uint8))
+
+
+def test_adjacent_small_subdata_writes_merge_into_one_record(screen, tc):
+    buf = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, width0=128, bind=pipe.Bind.VERTEX_BUFFER
+        )
+    )
+    tc.buffer_subdata(buf, pipe.Transfer.WRITE, 0, np.zeros(128, np.uint8))
+    hold_driver(tc, 0.2)
+    calls = tc.stats.recorded_calls
+    for i in range(4):
+        tc.buffer_subdata(buf, pipe.Transfer.WRITE, 32 * i, np.full(32, i + 1, np.uint8))
+    assert tc.stats.recorded_calls - calls == 1
+    assert tc.stats.merged_subdata == 3
+    tc.sync()
+    assert np.array_equal(buf.storage, np.repeat(np.arange(1, 5, dtype=np.uint8), 32))
+
+
+def test_unsynchronized_map_overlapping_a_pending_staging_upload_waits(screen, tc):
+    make_target(screen, tc, 8, 8)
+    bind_passthrough(tc)
+    vb = vertex_buffer(screen, tc, full_screen(RED))
+    tc.buffer_subdata(vb, pipe.Transfer.WRITE, 512, np.ones(256, np.uint8))  # valid [0, 768)
+    hold_driver(tc, 0.5)
+    tc.draw_vbo(DRAW)
+    data, xfer = tc.transfer_map(
+        vb, 0, pipe.Transfer.WRITE | pipe.Transfer.DISCARD_RANGE, pipe.Box(0, 0, 0, 64, 1, 1)
+    )
+    data[:] = 9
+    tc.transfer_unmap(xfer)
+    t0 = time.perf_counter()
+    data, xfer = tc.transfer_map(
+        vb, 0, pipe.Transfer.WRITE | pipe.Transfer.UNSYNCHRONIZED, pipe.Box(32, 0, 0, 64, 1, 1)
+    )
+    waited = time.perf_counter() - t0
+    seen = data[:32].copy()  # the staged bytes have landed before we got the map
+    tc.transfer_unmap(xfer)
+    assert waited > 0.2
+    assert tc.stats.sync_reasons["unsynchronized map over pending staging upload"] == 1
+    assert (seen == 9).all()
+
+
+def test_unsynchronized_map_elsewhere_does_not_wait(screen, tc):
+    make_target(screen, tc, 8, 8)
+    bind_passthrough(tc)
+    vb = vertex_buffer(screen, tc, full_screen(RED))
+    tc.buffer_subdata(vb, pipe.Transfer.WRITE, 512, np.ones(256, np.uint8))
+    hold_driver(tc)
+    tc.draw_vbo(DRAW)
+    _, xfer = tc.transfer_map(
+        vb, 0, pipe.Transfer.WRITE | pipe.Transfer.DISCARD_RANGE, pipe.Box(0, 0, 0, 64, 1, 1)
+    )
+    tc.transfer_unmap(xfer)
+    t0 = time.perf_counter()
+    _, xfer = tc.transfer_map(
+        vb, 0, pipe.Transfer.WRITE | pipe.Transfer.UNSYNCHRONIZED, pipe.Box(800, 0, 0, 64, 1, 1)
+    )
+    tc.transfer_unmap(xfer)
+    assert time.perf_counter() - t0 < HOLD / 2
+
+
+# -- 6. deferred flushes -------------------------------------------------------------------
+
+
+def test_deferred_flush_is_submitted_by_a_waiter_on_another_thread(screen, tc):
+    rt, _ = make_target(screen, tc, 8, 8)
+    bind_passthrough(tc)
+    vertex_buffer(screen, tc, full_screen(GREEN))
+    tc.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    tc.draw_vbo(DRAW)
+    batches = tc.stats.batches
+    fence = tc.flush(pipe.Flush.DEFERRED)
+    assert tc.stats.batches == batches  # nothing submitted yet
+    result = []
+    t = threading.Thread(target=lambda: result.append(screen.fence_finish(None, fence, 10**10)))
+    t.start()
+    t.join(10)
+    assert result == [True]
+    assert (read_rgba8(tc, rt) == [0, 255, 0, 255]).all()
+
+
+def test_deferred_fence_awaited_under_trio_and_asyncio(screen, tc):
+    import asyncio
+
+    import trio
+
+    make_target(screen, tc, 8, 8)
+    bind_passthrough(tc)
+    vertex_buffer(screen, tc, full_screen(GREEN))
+    tc.draw_vbo(DRAW)
+    f1 = tc.flush(pipe.Flush.DEFERRED)
+    trio.run(f1.wait_async)
+    assert f1.signalled
+    tc.draw_vbo(DRAW)
+    f2 = tc.flush(pipe.Flush.DEFERRED)
+
+    async def aw():
+        await f2
+
+    asyncio.run(aw())
+    assert f2.signalled
+
+
+# -- 7. errors ------------------------------------------------------------------------------
+
+
+def test_an_error_on_the_driver_thread_does_not_drop_the_rest_of_the_batch(screen, tc):
+    seen = []
+    tc.callback(seen.append, 1)
+    tc.set_viewport_states(0, ["not a viewport"])
+    tc.callback(seen.append, 2)
+    with pytest.raises(TypeError, match=r"viewports\[0\] must be a pipe.ViewportState"):
+        tc.flush().wait(10)
+    assert seen == [1, 2]
+    assert tc.stats.driver_errors == 1

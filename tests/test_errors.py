@@ -81,8 +81,8 @@ def test_driver_thread_error_surfaces_at_next_sync_and_queue_survives(screen, th
 def test_reset_callback_fires_once(screen, threaded_ctx):
     seen = []
     threaded_ctx.set_device_reset_callback(seen.append)
-    threaded_ctx.set_sample_mask("not a mask")
-    with pytest.raises(ValueError):
+    threaded_ctx.bind_blend_state("not a CSO")  # detected on the driver thread
+    with pytest.raises(TypeError):
         threaded_ctx.flush().wait(10)
     assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
     threaded_ctx.flush().wait(10)

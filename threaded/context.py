@@ -59,7 +59,15 @@ from typing import Any
 
 import numpy as np
 
-from gallium.numpipe.context import NumpipeContext, _user_bytes
+from gallium.numpipe.context import (
+    NumpipeContext,
+    _user_bytes,
+    check_blend_color,
+    check_sample_mask,
+    check_scissor_states,
+    check_stencil_ref,
+    check_viewport_states,
+)
 from gallium.numpipe.objects import Query, TransferObject, check_transfer_usage
 from gallium.numpipe.resource import Resource
 from gallium.pipe.enums import Flush, QueryType, ShaderType, Transfer
@@ -90,13 +98,14 @@ class ThreadedContext:
         self.batch_slots = batch_slots
         self.stats = TcStats()
         self.destroyed = False
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()  # guards the recording batch; never taken by the driver
         self._ring = Ring(queued_batches)
         self._executed_cv = threading.Condition()
         self._executed_seq = 0  # last batch finished by the driver thread
         self._submitted_seq = 0
         self._batch = Batch(1)
         self._call_seq = 0  # increments per recorded call
+        self.stats.recorded_calls_source = lambda: self._call_seq
         self._flushes: list[tuple[int, Fence]] = []  # (call seq, fence) of recorded flushes
         self._staging: dict[int, list[tuple[int, int, int]]] = {}  # res id -> [(batch, lo, hi)]
         # shadow of bindings, for draw validation and busy tracking
@@ -121,9 +130,19 @@ class ThreadedContext:
             b.calls.append((fn, args))
             b.slots += slots
             self._call_seq += 1
-            self.stats.recorded_calls += 1
             if b.slots >= self.batch_slots:
                 self._submit_locked()
+
+    def _record_locked(self, fn: Any, args: tuple = (), slots: int = 1) -> None:
+        """``_record`` for callers that already hold the recording lock."""
+        if self.destroyed:
+            raise ContextDestroyedError("this context has been destroyed")
+        b = self._batch
+        b.calls.append((fn, args))
+        b.slots += slots
+        self._call_seq += 1
+        if b.slots >= self.batch_slots:
+            self._submit_locked()
 
     def _submit_locked(self) -> int:
         """Submit the current batch (caller holds the lock); returns its seq."""
@@ -391,14 +410,17 @@ class ThreadedContext:
 
     # ------------------------------------------------------------------ state (queued, snapshotted)
 
+    # Hot state setters validate and normalise on the caller's thread: errors
+    # raise at the call, and the recorded payload is immutable (no snapshot copy).
+
     def set_blend_color(self, color):
-        self._record(self.pipe.set_blend_color, (copy.copy(color),))
+        self._record(self.pipe._apply_blend_color, (check_blend_color(color),))
 
     def set_stencil_ref(self, ref):
-        self._record(self.pipe.set_stencil_ref, (copy.copy(ref),))
+        self._record(self.pipe._apply_stencil_ref, (check_stencil_ref(ref),))
 
     def set_sample_mask(self, mask):
-        self._record(self.pipe.set_sample_mask, (mask,))
+        self._record(self.pipe._apply_sample_mask, (check_sample_mask(mask),))
 
     def set_min_samples(self, n):
         self._record(self.pipe.set_min_samples, (n,))
@@ -410,10 +432,10 @@ class ThreadedContext:
         self._record(self.pipe.set_polygon_stipple, (copy.deepcopy(stipple),))
 
     def set_scissor_states(self, start, scissors):
-        self._record(self.pipe.set_scissor_states, (start, [copy.copy(s) for s in scissors]))
+        self._record(self.pipe._apply_scissor_states, check_scissor_states(start, scissors))
 
     def set_viewport_states(self, start, viewports):
-        self._record(self.pipe.set_viewport_states, (start, [copy.copy(v) for v in viewports]))
+        self._record(self.pipe._apply_viewport_states, check_viewport_states(start, viewports))
 
     def set_window_rectangles(self, include, rects):
         self._record(self.pipe.set_window_rectangles, (include, [copy.copy(r) for r in rects]))
@@ -629,7 +651,7 @@ class ThreadedContext:
         with self._lock:
             seq = self._batch.seq
             queries, self._unflushed_queries = self._unflushed_queries, []
-            self._record(self._driver_flush, (flags, fence, queries))
+            self._record_locked(self._driver_flush, (flags, fence, queries))
             self._flushes.append((self._call_seq, fence))
             self._prune_flushes()
             if flags & Flush.DEFERRED:
@@ -684,7 +706,7 @@ class ThreadedContext:
         with res.lock:
             res.tc_valid_range = [0, 0]
         self.stats.invalidations += 1
-        self._record(self._driver_replace_storage, (res, new))
+        self._record_locked(self._driver_replace_storage, (res, new))
         return new
 
     @staticmethod
@@ -790,7 +812,9 @@ class ThreadedContext:
                     self._use(res)
                     self._staging.setdefault(res.id, []).append((self._batch.seq, lo, hi))
                     self.stats.bytes_copied += data.size
-                    self._record(self._driver_write_buffer, (res, lo, data), 1 + data.size // 8)
+                    self._record_locked(
+                        self._driver_write_buffer, (res, lo, data), 1 + data.size // 8
+                    )
 
     @staticmethod
     def _driver_write_buffer(res: Resource, offset: int, data: np.ndarray) -> None:
@@ -840,7 +864,9 @@ class ThreadedContext:
                         self._staging.setdefault(resource.id, []).append((self._batch.seq, lo, hi))
                         return
             self._staging.setdefault(resource.id, []).append((self._batch.seq, lo, hi))
-            self._record(self._driver_write_buffer, (resource, offset, copied), 1 + size // 8)
+            self._record_locked(
+                self._driver_write_buffer, (resource, offset, copied), 1 + size // 8
+            )
 
     def texture_subdata(self, resource, level, usage, box, data, stride=0, layer_stride=0):
         raw = _user_bytes(data, "data").copy()
@@ -877,7 +903,7 @@ class ThreadedContext:
         with self._lock:
             query.tc_flushed = False  # type: ignore[attr-defined]
             self._unflushed_queries.append(query)
-            self._record(self.pipe.end_query, (query,))
+            self._record_locked(self.pipe.end_query, (query,))
         return True
 
     def get_query_result(self, query, wait: bool = True):

@@ -26,7 +26,6 @@ class TcStats:
 
     batches: int = 0  # batches submitted to the ring
     executed_batches: int = 0  # batches the driver thread has finished
-    recorded_calls: int = 0  # calls queued for the driver thread
     direct_calls: int = 0  # calls run at once on the caller's thread (create_*, ...)
     syncs: int = 0  # times the caller waited for the driver thread
     sync_reasons: Counter = field(default_factory=Counter)
@@ -37,6 +36,16 @@ class TcStats:
     merged_subdata: int = 0  # small buffer_subdata calls merged into the previous one
     ring_full_waits: int = 0  # times the producer found the ring full
     driver_errors: int = 0  # exceptions raised on the driver thread
+
+    # Counted by the context itself (one integer increment per recorded call);
+    # the context installs the reader.
+    recorded_calls_source: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def recorded_calls(self) -> int:
+        """Calls queued for the driver thread."""
+        src = self.recorded_calls_source
+        return int(src()) if callable(src) else 0
 
     def sync(self, reason: str) -> None:
         self.syncs += 1

@@ -140,6 +140,70 @@ def _enum(arg: str, enum_type: type, value: Any) -> Any:
         raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value) from None
 
 
+def check_blend_color(color: Any) -> tuple[float, float, float, float]:
+    """Validate a pipe.BlendColor; return its colour as an immutable tuple."""
+    if not isinstance(color, BlendColor):
+        raise bad_type("color", "a pipe.BlendColor", color)
+    try:
+        c = tuple(float(v) for v in color.color)
+    except (TypeError, ValueError):
+        raise bad_value("color.color", "must be four numbers", color.color) from None
+    if len(c) != 4:
+        raise bad_value("color.color", "must have four components", color.color)
+    return c  # type: ignore[return-value]
+
+
+def check_stencil_ref(ref: Any) -> tuple[int, int]:
+    if not isinstance(ref, StencilRef):
+        raise bad_type("ref", "a pipe.StencilRef", ref)
+    try:
+        vals = tuple(int(v) for v in ref.ref_value)
+    except (TypeError, ValueError):
+        raise bad_value("ref.ref_value", "must be two integers", ref.ref_value) from None
+    if len(vals) != 2 or not all(0 <= v <= 255 for v in vals):
+        raise bad_value("ref.ref_value", "must be two values in 0..255", ref.ref_value)
+    return vals  # type: ignore[return-value]
+
+
+def check_sample_mask(mask: Any) -> int:
+    if not isinstance(mask, int | np.integer) or isinstance(mask, bool):
+        raise bad_type("mask", "an int sample mask", mask)
+    return int(mask) & 0xFFFFFFFF
+
+
+def check_scissor_states(start: Any, scissors: Any) -> tuple[int, tuple[ScissorState, ...]]:
+    """Validate and copy scissors: the returned states are private to the driver."""
+    scissors = list(scissors)
+    if not isinstance(start, int) or start < 0 or start + len(scissors) > PIPE_MAX_VIEWPORTS:
+        raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
+    out = []
+    for i, s in enumerate(scissors):
+        if not isinstance(s, ScissorState):
+            raise bad_type(f"scissors[{i}]", "a pipe.ScissorState", s)
+        out.append(ScissorState(int(s.minx), int(s.miny), int(s.maxx), int(s.maxy)))
+    return start, tuple(out)
+
+
+def check_viewport_states(start: Any, viewports: Any) -> tuple[int, tuple[ViewportState, ...]]:
+    """Validate and copy viewports (scale and translate become float tuples)."""
+    viewports = list(viewports)
+    if not isinstance(start, int) or start < 0 or start + len(viewports) > PIPE_MAX_VIEWPORTS:
+        raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
+    out = []
+    for i, v in enumerate(viewports):
+        if not isinstance(v, ViewportState):
+            raise bad_type(f"viewports[{i}]", "a pipe.ViewportState", v)
+        try:
+            scale = tuple(float(x) for x in v.scale)
+            translate = tuple(float(x) for x in v.translate)
+        except (TypeError, ValueError):
+            raise bad_value(f"viewports[{i}]", "scale and translate must be numbers", v) from None
+        if len(scale) != 3 or len(translate) != 3:
+            raise bad_value(f"viewports[{i}]", "scale and translate need three components", v)
+        out.append(ViewportState(scale, translate))  # type: ignore[arg-type]
+    return start, tuple(out)
+
+
 class NumpipeContext:
     """``pipe_context`` of the numpipe software driver (used by one thread at a time)."""
 
@@ -428,25 +492,24 @@ class NumpipeContext:
 
     def set_blend_color(self, color: BlendColor) -> None:
         self._check_alive()
-        if not isinstance(color, BlendColor):
-            raise bad_type("color", "a pipe.BlendColor", color)
-        c = tuple(float(v) for v in color.color)
-        if len(c) != 4:
-            raise bad_value("color.color", "must have four components", color.color)
-        self._blend_color = c  # type: ignore[assignment]
+        self._apply_blend_color(check_blend_color(color))
+
+    def _apply_blend_color(self, color: tuple[float, float, float, float]) -> None:
+        self._blend_color = color
 
     def set_stencil_ref(self, ref: StencilRef) -> None:
         self._check_alive()
-        if not isinstance(ref, StencilRef):
-            raise bad_type("ref", "a pipe.StencilRef", ref)
-        vals = tuple(int(v) for v in ref.ref_value)
-        if len(vals) != 2 or not all(0 <= v <= 255 for v in vals):
-            raise bad_value("ref.ref_value", "must be two values in 0..255", ref.ref_value)
-        self._stencil_ref = vals  # type: ignore[assignment]
+        self._apply_stencil_ref(check_stencil_ref(ref))
+
+    def _apply_stencil_ref(self, ref: tuple[int, int]) -> None:
+        self._stencil_ref = ref
 
     def set_sample_mask(self, mask: int) -> None:
         self._check_alive()
-        self._sample_mask = int(mask) & 0xFFFFFFFF
+        self._apply_sample_mask(check_sample_mask(mask))
+
+    def _apply_sample_mask(self, mask: int) -> None:
+        self._sample_mask = mask
 
     def set_min_samples(self, min_samples: int) -> None:
         self._check_alive()
@@ -466,28 +529,19 @@ class NumpipeContext:
 
     def set_scissor_states(self, start: int, scissors: Sequence[ScissorState]) -> None:
         self._check_alive()
-        scissors = list(scissors)
-        if start < 0 or start + len(scissors) > PIPE_MAX_VIEWPORTS:
-            raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
-        for i, s in enumerate(scissors):
-            if not isinstance(s, ScissorState):
-                raise bad_type(f"scissors[{i}]", "a pipe.ScissorState", s)
-            self._scissors[start + i] = copy.copy(s)
+        self._apply_scissor_states(*check_scissor_states(start, scissors))
+
+    def _apply_scissor_states(self, start: int, scissors: tuple[ScissorState, ...]) -> None:
+        for i, sc in enumerate(scissors):
+            self._scissors[start + i] = sc
 
     def set_viewport_states(self, start: int, viewports: Sequence[ViewportState]) -> None:
         self._check_alive()
-        viewports = list(viewports)
-        if start < 0 or start + len(viewports) > PIPE_MAX_VIEWPORTS:
-            raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
-        for i, v in enumerate(viewports):
-            if not isinstance(v, ViewportState):
-                raise bad_type(f"viewports[{i}]", "a pipe.ViewportState", v)
-            if len(tuple(v.scale)) != 3 or len(tuple(v.translate)) != 3:
-                raise bad_value(f"viewports[{i}]", "scale and translate need three components", v)
-            self._viewports[start + i] = ViewportState(
-                tuple(float(x) for x in v.scale),
-                tuple(float(x) for x in v.translate),  # type: ignore[arg-type]
-            )
+        self._apply_viewport_states(*check_viewport_states(start, viewports))
+
+    def _apply_viewport_states(self, start: int, viewports: tuple[ViewportState, ...]) -> None:
+        for i, vp in enumerate(viewports):
+            self._viewports[start + i] = vp
 
     def set_window_rectangles(self, include: bool, rects: Sequence[ScissorState]) -> None:
         self._check_alive()

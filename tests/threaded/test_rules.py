@@ -430,9 +430,20 @@ def test_deferred_fence_awaited_under_trio_and_asyncio(screen, tc):
 def test_an_error_on_the_driver_thread_does_not_drop_the_rest_of_the_batch(screen, tc):
     seen = []
     tc.callback(seen.append, 1)
-    tc.set_viewport_states(0, ["not a viewport"])
+    tc.bind_depth_stencil_alpha_state("not a CSO")  # only the driver thread can tell
     tc.callback(seen.append, 2)
-    with pytest.raises(TypeError, match=r"viewports\[0\] must be a pipe.ViewportState"):
+    with pytest.raises(TypeError, match="cso must be a CSO from create_depth_stencil_alpha_state"):
         tc.flush().wait(10)
     assert seen == [1, 2]
     assert tc.stats.driver_errors == 1
+
+
+def test_bad_state_is_rejected_at_the_call_before_anything_is_queued(screen, tc):
+    calls = tc.stats.recorded_calls
+    with pytest.raises(TypeError, match=r"viewports\[0\] must be a pipe.ViewportState"):
+        tc.set_viewport_states(0, ["not a viewport"])
+    with pytest.raises(ValueError, match=r"ref.ref_value must be two values in 0..255"):
+        tc.set_stencil_ref(pipe.StencilRef(ref_value=(1, 300)))
+    assert tc.stats.recorded_calls == calls
+    tc.flush().wait(10)
+    assert tc.get_device_reset_status() == pipe.ResetStatus.NO_RESET

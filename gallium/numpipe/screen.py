@@ -200,8 +200,10 @@ class NumpipeScreen:
     """``pipe_screen`` of the numpipe software driver."""
 
     def __init__(self, num_threads: int | None = None) -> None:
+        from workers.memory import tune_allocator
         from workers.pool import WorkerPool
 
+        self.allocator_tuned = tune_allocator()
         self.pool = WorkerPool(num_threads)
         self._lock = threading.Lock()
         self._epoch = time.perf_counter_ns()

@@ -137,6 +137,8 @@ def depth_stencil(
     stencil_on = st_front.enabled and layout.s_bits > 0
     if not depth_on and not stencil_on:
         return alive
+    if not stencil_on:
+        return _depth_only(state, zs, idx, dense, alive, z)
     words = zs.words[idx]
     shape = words.shape
     if alive is None:
@@ -237,174 +239,229 @@ def depth_stencil(
     return passed
 
 
+def _depth_only(state: FragmentState, zs: Any, idx: tuple, dense: bool, alive: Any, z: Any) -> Any:
+    """Depth test and write without stencil: the common case, kept lean."""
+    layout = zs.layout
+    dsa = state.dsa
+    words = zs.words[idx]
+    lo, hi = state.depth_clamp
+    if np.ndim(z) == 0:
+        return _depth_only_constant(state, zs, idx, dense, alive, words, F32(min(max(z, lo), hi)))
+    zc = np.clip(z, F32(lo), F32(hi))
+    if layout.z_float:
+        zq = zc.astype(F32, copy=False)
+        stored = words
+    else:
+        zc *= F32((1 << layout.z_bits) - 1)
+        zq = np.rint(zc, out=zc)
+        raw = words if layout.z_shift == 0 else words >> np.uint32(layout.z_shift)
+        if layout.s_bits or layout.z_shift:
+            raw = raw & np.asarray((1 << layout.z_bits) - 1, words.dtype)
+        stored = raw.astype(F32)
+    passed = compare(dsa.depth.func, zq, stored)
+    if alive is not None:
+        passed &= alive
+    if dsa.depth.writemask:
+        if layout.z_float:
+            new = zq
+        else:
+            new = zq.astype(words.dtype)
+            if layout.z_shift:
+                new <<= np.asarray(layout.z_shift, words.dtype)
+            if layout.s_bits:
+                new |= words & np.asarray(layout.s_mask, words.dtype)
+        if dense:
+            np.copyto(zs.words[idx], new, where=passed)
+        else:
+            sel = np.nonzero(passed)[0]
+            zs.words[idx[0][sel], idx[1][sel]] = new[sel]
+    return passed
+
+
+def _depth_only_constant(state, zs, idx, dense: bool, alive: Any, words, z: np.float32) -> Any:
+    """Depth test/write of a constant depth: one compare against the buffer."""
+    layout = zs.layout
+    dsa = state.dsa
+    if layout.z_float:
+        zq: Any = z
+        stored = words
+        new_word: Any = z
+    else:
+        zi = int(np.rint(F32(z * F32((1 << layout.z_bits) - 1))))
+        raw = words if layout.z_shift == 0 else words >> np.uint32(layout.z_shift)
+        if layout.s_bits or layout.z_shift:
+            raw = raw & np.asarray((1 << layout.z_bits) - 1, words.dtype)
+        stored = raw  # an integer compare is exact for every depth format
+        zq = np.asarray(zi, words.dtype)
+        new_word = np.asarray(zi << layout.z_shift, words.dtype)
+    passed = compare(dsa.depth.func, zq, stored)
+    if alive is not None:
+        passed &= alive
+    if dsa.depth.writemask:
+        if not layout.z_float and layout.s_bits:
+            new_word = new_word | (words & np.asarray(layout.s_mask, words.dtype))
+        if dense:
+            np.copyto(zs.words[idx], new_word, where=passed)
+        else:
+            sel = np.nonzero(passed)[0]
+            zs.words[idx[0][sel], idx[1][sel]] = np.broadcast_to(new_word, passed.shape)[sel]
+    return passed
+
+
 # ----------------------------------------------------------------------------
 # colour
 # ----------------------------------------------------------------------------
 
 
+# Adding 1.5 * 2**23 to a float32 in [0, 255] rounds it to an integer with
+# round-half-to-even (the FPU's rounding) and leaves that integer in the low
+# mantissa bits: the low byte of the sum's bit pattern is rint(v).
+_MAGIC = F32(12582912.0)
+_F255 = F32(255.0)
+
+
+def unorm8_bits(x: Any) -> Any:
+    """uint32 words whose low byte is rint(fl32(clamp(x, 0, 1) * 255)) (NaN -> 0)."""
+    if np.ndim(x) == 0:
+        v = float(x)
+        v = 0.0 if not v > 0.0 else min(v, 1.0)  # NaN -> 0
+        return np.uint32(int(np.rint(F32(F32(v) * _F255))))
+    t = np.fmax(x, F32(0.0))
+    np.fmin(t, F32(1.0), out=t)
+    t *= _F255
+    t += _MAGIC
+    return t.view(np.uint32)
+
+
 def to_unorm8(x: Any) -> np.ndarray:
     """rint(fl32(clamp(x, 0, 1) * 255)) as uint8 (NaN -> 0)."""
-    x = np.asarray(x, F32)
-    c = np.fmin(np.fmax(x, F32(0.0)), F32(1.0))
-    return np.rint(c * F32(255.0)).astype(np.uint8)
+    bits = unorm8_bits(x)
+    if np.ndim(bits) == 0:
+        return np.uint8(bits & 0xFF)
+    return bits.astype(np.uint8)
 
 
-def _mul8(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    t = a.astype(np.uint32) * b.astype(np.uint32)
-    return (t + (t >> 8) + 128) >> 8
+def _mul8(a: np.ndarray, b: Any) -> np.ndarray:
+    """llvmpipe's 8-bit product: t = a*b; (t + (t >> 8) + 128) >> 8 (uint32 in, out)."""
+    t = a * np.asarray(b, np.uint32)
+    t += t >> 8
+    t += 128
+    t >>= 8
+    return t
 
 
-def _factor8(f: int, src: list, dst: list, const: list, chan: int, src1: list | None) -> Any:
-    """8-bit blend factor for channel ``chan`` (0..3) as uint32 (array or scalar)."""
-    one = np.uint32(255)
+_SRC1 = {
+    BlendFactor.SRC1_COLOR,
+    BlendFactor.SRC1_ALPHA,
+    BlendFactor.INV_SRC1_COLOR,
+    BlendFactor.INV_SRC1_ALPHA,
+}
+
+
+def _factor(f: int, ch: slice, src: Any, dst: Any, const: Any, src1: Any, one: Any) -> Any:
+    """Blend factor ``f`` for channels ``ch`` of (4, ...) stacks; ``one`` is 255 or 1.0.
+
+    Returns None for ONE (multiplying by it is the identity), an array or a scalar.
+    """
     f = int(f)
     if f == BlendFactor.ONE:
-        return one
+        return None
     if f == BlendFactor.ZERO:
-        return np.uint32(0)
-    if f == BlendFactor.SRC_COLOR:
-        return src[chan]
-    if f == BlendFactor.SRC_ALPHA:
-        return src[3]
-    if f == BlendFactor.DST_COLOR:
-        return dst[chan]
-    if f == BlendFactor.DST_ALPHA:
-        return dst[3]
-    if f == BlendFactor.INV_SRC_COLOR:
-        return one - src[chan]
-    if f == BlendFactor.INV_SRC_ALPHA:
-        return one - src[3]
-    if f == BlendFactor.INV_DST_COLOR:
-        return one - dst[chan]
-    if f == BlendFactor.INV_DST_ALPHA:
-        return one - dst[3]
-    if f == BlendFactor.CONST_COLOR:
-        return const[chan]
-    if f == BlendFactor.CONST_ALPHA:
-        return const[3]
-    if f == BlendFactor.INV_CONST_COLOR:
-        return one - const[chan]
-    if f == BlendFactor.INV_CONST_ALPHA:
-        return one - const[3]
-    if f == BlendFactor.SRC_ALPHA_SATURATE:
-        if chan == 3:
-            return one
-        return np.minimum(src[3], one - dst[3])
-    if src1 is not None:
-        if f == BlendFactor.SRC1_COLOR:
-            return src1[chan]
-        if f == BlendFactor.SRC1_ALPHA:
-            return src1[3]
-        if f == BlendFactor.INV_SRC1_COLOR:
-            return one - src1[chan]
-        if f == BlendFactor.INV_SRC1_ALPHA:
-            return one - src1[3]
-    raise ValueError(f"blend factor {f} is not supported")
-
-
-def _combine8(func: int, s: np.ndarray, d: np.ndarray) -> np.ndarray:
-    func = int(func)
-    if func == BlendFunc.ADD:
-        return np.minimum(s + d, 255)
-    if func == BlendFunc.SUBTRACT:
-        return np.where(s > d, s - d, 0)
-    if func == BlendFunc.REVERSE_SUBTRACT:
-        return np.where(d > s, d - s, 0)
-    if func == BlendFunc.MIN:
-        return np.minimum(s, d)
-    if func == BlendFunc.MAX:
-        return np.maximum(s, d)
-    raise ValueError(f"blend func {func} is not supported")
-
-
-def blend_unorm8(
-    rt: RtBlendState,
-    src: list[np.ndarray],
-    dst: list[np.ndarray],
-    const: tuple[float, float, float, float],
-    src1: list[np.ndarray] | None,
-) -> list[np.ndarray]:
-    """Blend 8-bit RGBA channel lists (uint32 values 0..255) as llvmpipe does."""
-    c8 = [np.uint32(v) for v in to_unorm8(np.asarray(const, F32))]
-    out = []
-    for ch in range(4):
-        is_alpha = ch == 3
-        func = rt.alpha_func if is_alpha else rt.rgb_func
-        sf = rt.alpha_src_factor if is_alpha else rt.rgb_src_factor
-        df = rt.alpha_dst_factor if is_alpha else rt.rgb_dst_factor
-        if int(func) in (BlendFunc.MIN, BlendFunc.MAX):
-            out.append(_combine8(func, src[ch], dst[ch]))
-            continue
-        s = _mul8(src[ch], _factor8(sf, src, dst, c8, ch, src1))
-        d = _mul8(dst[ch], _factor8(df, src, dst, c8, ch, src1))
-        out.append(_combine8(func, s, d))
-    return out
-
-
-def _factorf(f: int, src: list, dst: list, const: tuple, chan: int, src1: list | None) -> Any:
-    one = F32(1.0)
-    f = int(f)
+        return 0
+    a3 = slice(3, 4)
     table = {
-        BlendFactor.ONE: lambda: one,
-        BlendFactor.ZERO: lambda: F32(0.0),
-        BlendFactor.SRC_COLOR: lambda: src[chan],
-        BlendFactor.SRC_ALPHA: lambda: src[3],
-        BlendFactor.DST_COLOR: lambda: dst[chan],
-        BlendFactor.DST_ALPHA: lambda: dst[3],
-        BlendFactor.INV_SRC_COLOR: lambda: one - src[chan],
-        BlendFactor.INV_SRC_ALPHA: lambda: one - src[3],
-        BlendFactor.INV_DST_COLOR: lambda: one - dst[chan],
-        BlendFactor.INV_DST_ALPHA: lambda: one - dst[3],
-        BlendFactor.CONST_COLOR: lambda: F32(const[chan]),
-        BlendFactor.CONST_ALPHA: lambda: F32(const[3]),
-        BlendFactor.INV_CONST_COLOR: lambda: one - F32(const[chan]),
-        BlendFactor.INV_CONST_ALPHA: lambda: one - F32(const[3]),
-        BlendFactor.SRC_ALPHA_SATURATE: lambda: (
-            one if chan == 3 else np.minimum(src[3], one - dst[3])
-        ),
+        BlendFactor.SRC_COLOR: lambda: src[ch],
+        BlendFactor.SRC_ALPHA: lambda: src[a3],
+        BlendFactor.DST_COLOR: lambda: dst[ch],
+        BlendFactor.DST_ALPHA: lambda: dst[a3],
+        BlendFactor.INV_SRC_COLOR: lambda: one - src[ch],
+        BlendFactor.INV_SRC_ALPHA: lambda: one - src[a3],
+        BlendFactor.INV_DST_COLOR: lambda: one - dst[ch],
+        BlendFactor.INV_DST_ALPHA: lambda: one - dst[a3],
+        BlendFactor.CONST_COLOR: lambda: const[ch],
+        BlendFactor.CONST_ALPHA: lambda: const[a3],
+        BlendFactor.INV_CONST_COLOR: lambda: one - const[ch],
+        BlendFactor.INV_CONST_ALPHA: lambda: one - const[a3],
     }
     if f in table:
         return table[f]()
-    if src1 is not None:
-        t1 = {
-            BlendFactor.SRC1_COLOR: lambda: src1[chan],
-            BlendFactor.SRC1_ALPHA: lambda: src1[3],
-            BlendFactor.INV_SRC1_COLOR: lambda: one - src1[chan],
-            BlendFactor.INV_SRC1_ALPHA: lambda: one - src1[3],
-        }
-        if f in t1:
-            return t1[f]()
+    if f == BlendFactor.SRC_ALPHA_SATURATE:
+        if ch.start == 3:
+            return None
+        return np.minimum(src[a3], one - dst[a3])
+    if f in _SRC1:
+        if src1 is None:
+            raise ValueError("a SRC1 blend factor needs a second colour output (COLOR[1])")
+        return {
+            BlendFactor.SRC1_COLOR: lambda: src1[ch],
+            BlendFactor.SRC1_ALPHA: lambda: src1[a3],
+            BlendFactor.INV_SRC1_COLOR: lambda: one - src1[ch],
+            BlendFactor.INV_SRC1_ALPHA: lambda: one - src1[a3],
+        }[f]()
     raise ValueError(f"blend factor {f} is not supported")
 
 
-def blend_float(
-    rt: RtBlendState,
-    src: list[Any],
-    dst: list[Any],
-    const: tuple[float, float, float, float],
-    src1: list[Any] | None,
-) -> list[Any]:
-    out = []
-    for ch in range(4):
-        is_alpha = ch == 3
-        func = int(rt.alpha_func if is_alpha else rt.rgb_func)
-        sf = rt.alpha_src_factor if is_alpha else rt.rgb_src_factor
-        df = rt.alpha_dst_factor if is_alpha else rt.rgb_dst_factor
-        s, d = np.asarray(src[ch], F32), np.asarray(dst[ch], F32)
-        if func == BlendFunc.MIN:
-            out.append(np.minimum(s, d))
+def _groups(rt: RtBlendState) -> list[tuple[slice, int, int, int]]:
+    """(channels, func, src factor, dst factor): one group if RGB and A agree."""
+    rgb = (int(rt.rgb_func), int(rt.rgb_src_factor), int(rt.rgb_dst_factor))
+    alpha = (int(rt.alpha_func), int(rt.alpha_src_factor), int(rt.alpha_dst_factor))
+    if rgb == alpha and not {rgb[1], rgb[2]} & {int(BlendFactor.SRC_ALPHA_SATURATE)}:
+        return [(slice(0, 4), *rgb)]
+    return [(slice(0, 3), *rgb), (slice(3, 4), *alpha)]
+
+
+def blend_unorm8(
+    rt: RtBlendState, src: np.ndarray, dst: np.ndarray, const: Any, src1: Any
+) -> np.ndarray:
+    """Blend (4, ...) uint32 stacks of 8-bit values exactly as llvmpipe does."""
+    c8 = unorm8_bits(np.asarray(const, F32)) & np.uint32(0xFF)
+    c8 = c8.reshape((4,) + (1,) * (src.ndim - 1))
+    one = np.uint32(255)
+    out = np.empty_like(src)
+    for ch, func, sf, df in _groups(rt):
+        if func in (BlendFunc.MIN, BlendFunc.MAX):
+            op = np.minimum if func == BlendFunc.MIN else np.maximum
+            out[ch] = op(src[ch], dst[ch])
             continue
-        if func == BlendFunc.MAX:
-            out.append(np.maximum(s, d))
-            continue
-        sv = s * _factorf(sf, src, dst, const, ch, src1)
-        dv = d * _factorf(df, src, dst, const, ch, src1)
+        f_s = _factor(sf, ch, src, dst, c8, src1, one)
+        f_d = _factor(df, ch, src, dst, c8, src1, one)
+        s_term = src[ch] if f_s is None else _mul8(src[ch], f_s)
+        d_term = dst[ch] if f_d is None else _mul8(dst[ch], f_d)
         if func == BlendFunc.ADD:
-            out.append((sv + dv).astype(F32))
+            r = s_term + d_term
+            np.minimum(r, one, out=r)
         elif func == BlendFunc.SUBTRACT:
-            out.append((sv - dv).astype(F32))
+            r = np.where(s_term > d_term, s_term - d_term, np.uint32(0))
+        elif func == BlendFunc.REVERSE_SUBTRACT:
+            r = np.where(d_term > s_term, d_term - s_term, np.uint32(0))
         else:
-            out.append((dv - sv).astype(F32))
+            raise ValueError(f"blend func {func} is not supported")
+        out[ch] = r
+    return out
+
+
+def blend_float(
+    rt: RtBlendState, src: np.ndarray, dst: np.ndarray, const: Any, src1: Any
+) -> np.ndarray:
+    """Blend (4, ...) float32 stacks (float render targets)."""
+    cf = np.asarray(const, F32).reshape((4,) + (1,) * (src.ndim - 1))
+    one = F32(1.0)
+    out = np.empty(np.broadcast_shapes(src.shape, dst.shape), F32)
+    for ch, func, sf, df in _groups(rt):
+        if func in (BlendFunc.MIN, BlendFunc.MAX):
+            op = np.minimum if func == BlendFunc.MIN else np.maximum
+            out[ch] = op(src[ch], dst[ch])
+            continue
+        f_s = _factor(sf, ch, src, dst, cf, src1, one)
+        f_d = _factor(df, ch, src, dst, cf, src1, one)
+        s_term = src[ch] if f_s is None else src[ch] * f_s
+        d_term = dst[ch] if f_d is None else dst[ch] * f_d
+        if func == BlendFunc.ADD:
+            out[ch] = s_term + d_term
+        elif func == BlendFunc.SUBTRACT:
+            out[ch] = s_term - d_term
+        else:
+            out[ch] = d_term - s_term
     return out
 
 
@@ -413,12 +470,16 @@ def write_color(
     idx: tuple,
     dense: bool,
     alive: Any,
-    color: list[Any],
+    color: np.ndarray,
     rt: RtBlendState,
     state: FragmentState,
-    src1: list[Any] | None = None,
+    src1: np.ndarray | None = None,
 ) -> None:
-    """Blend (if enabled) and write one render target's colour for the live lanes."""
+    """Blend (if enabled) and write one render target's colour for the live lanes.
+
+    ``color`` (and ``src1``) are (4, ...) stacks: (4, h, w) for a dense
+    rectangle, (4, n) for sparse pixels.
+    """
     colormask = int(rt.colormask) & 0xF
     if colormask == 0:
         return
@@ -427,9 +488,9 @@ def write_color(
         if sel.size == 0:
             return
         idx = (idx[0][sel], idx[1][sel])
-        color = [c[sel] if np.ndim(c) else c for c in color]
+        color = color[:, sel]
         if src1 is not None:
-            src1 = [c[sel] if np.ndim(c) else c for c in src1]
+            src1 = src1[:, sel]
         alive = None
     if target.kind == "unorm8":
         _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask)
@@ -439,96 +500,103 @@ def write_color(
         _write_generic(target, idx, dense, alive, color, rt, state, src1, colormask)
 
 
-def _lane_shape(idx: tuple, dense: bool) -> tuple[int, ...]:
+def _write_channels(
+    view: np.ndarray, src: np.ndarray, perm, colormask: int, alive, dense, idx, target_arr
+):
+    """Store a (4, ...) stack into a (..., C) view, RGBA component i -> channel perm[i]."""
+    chans = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
     if dense:
-        ys, xs = idx
-        return (ys.stop - ys.start, xs.stop - xs.start)
-    return (idx[0].shape[0],)
+        dst = np.moveaxis(view, -1, 0)  # (C, h, w) view of the destination
+        mem = [perm[i] for i in chans]
+        nch = view.shape[-1]
+        if mem == list(range(nch)) and len(chans) == nch:
+            np.copyto(dst, src[: nch] if chans == mem else src[chans], casting="unsafe",
+                      where=True if alive is None else alive[None])  # fmt: skip
+            return
+        for i in chans:
+            if alive is None:
+                np.copyto(dst[perm[i]], src[i], casting="unsafe")
+            else:
+                np.copyto(dst[perm[i]], src[i], casting="unsafe", where=alive)
+    else:
+        out = view.copy()
+        for i in chans:
+            np.copyto(out[..., perm[i]], src[i], casting="unsafe")
+        target_arr[idx] = out
 
 
 def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
-    shape = _lane_shape(idx, dense)
-    view = target.typed[idx]  # (h, w, 4) view (dense) or (n, 4) copy (sparse)
+    """4 x 8-bit UNORM targets: each pixel's bytes are assembled into one 32-bit
+    word with contiguous shifts and ORs, then stored with one masked write."""
     perm = target.perm
-    src8 = [np.broadcast_to(to_unorm8(c), shape) for c in color]
+    bits = unorm8_bits(color)  # (4, ...) uint32, low byte = the UNORM8 value
+    words_view = target.words[idx]  # (h, w) view (dense) or (n,) copy (sparse)
     if rt.blend_enable:
-        dst8 = [
-            view[..., perm[ch]].astype(np.uint32)
-            if perm[ch] >= 0
-            else np.full(shape, 255, np.uint32)
-            for ch in range(4)
-        ]
-        s1 = [to_unorm8(c).astype(np.uint32) for c in src1] if src1 is not None else None
-        res = blend_unorm8(rt, [s.astype(np.uint32) for s in src8], dst8, state.blend_color, s1)
-        src8 = [r.astype(np.uint8) for r in res]
-    if dense:
-        for ch in range(4):
-            m = perm[ch]
-            if m < 0 or not (colormask >> ch & 1):
-                continue
-            if alive is None:
-                view[..., m] = src8[ch]
+        src = bits & np.uint32(0xFF)
+        dst = np.empty(src.shape, np.uint32)
+        for i in range(4):
+            if perm[i] >= 0:
+                dst[i] = (words_view >> np.uint32(8 * perm[i])) & np.uint32(0xFF)
             else:
-                np.copyto(view[..., m], src8[ch], where=alive)
+                dst[i] = 255
+        s1 = None
+        if src1 is not None:
+            s1 = unorm8_bits(src1) & np.uint32(0xFF)
+        bits = blend_unorm8(rt, src, dst, state.blend_color, s1)
     else:
-        out = view.copy()
-        for ch in range(4):
-            m = perm[ch]
-            if m >= 0 and colormask >> ch & 1:
-                out[..., m] = src8[ch]
-        target.typed[idx] = out
+        bits &= np.uint32(0xFF)
+    word = None
+    keep = 0xFFFFFFFF
+    for i in range(4):
+        if perm[i] < 0 or not colormask >> i & 1:
+            continue
+        shift = 8 * perm[i]
+        keep &= ~(0xFF << shift)
+        part = bits[i]
+        if shift:
+            part <<= np.uint32(shift)
+        if word is None:
+            word = part
+        else:
+            word |= part
+    if word is None:
+        return
+    if keep & 0xFFFFFFFF:
+        word |= words_view & np.uint32(keep)
+    if dense:
+        if alive is None:
+            words_view[...] = word
+        else:
+            np.copyto(words_view, word, where=alive)
+    else:
+        target.words[idx] = word
 
 
 def _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
-    shape = _lane_shape(idx, dense)
     view = target.typed[idx]
     nch = view.shape[-1]
-    src = [np.broadcast_to(np.asarray(c, F32), shape) for c in color]
+    src = np.asarray(color, F32)
     if rt.blend_enable:
-        dst = [
-            view[..., ch] if ch < nch else np.full(shape, F32(1.0 if ch == 3 else 0.0))
-            for ch in range(4)
-        ]
+        dst = np.empty(src.shape, F32)
+        for i in range(4):
+            dst[i] = view[..., i] if i < nch else F32(1.0 if i == 3 else 0.0)
         src = blend_float(rt, src, dst, state.blend_color, src1)
-    if dense:
-        for ch in range(nch):
-            if not (colormask >> ch & 1):
-                continue
-            if alive is None:
-                view[..., ch] = src[ch]
-            else:
-                np.copyto(view[..., ch], src[ch], where=alive)
-    else:
-        out = view.copy()
-        for ch in range(nch):
-            if colormask >> ch & 1:
-                out[..., ch] = src[ch]
-        target.typed[idx] = out
+    _write_channels(view, src, tuple(range(nch)) + (-1,) * (4 - nch), colormask, alive, dense,
+                    idx, target.typed)  # fmt: skip
 
 
 def _write_generic(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
     desc = target.desc
-    shape = _lane_shape(idx, dense)
     raw = target.raw[idx]
-    dst_rgba = unpack_rgba(desc, raw)
+    dst_rgba = unpack_rgba(desc, raw)  # (..., 4)
     if desc.is_integer:
         dt = np.int32 if desc.is_signed_integer else np.uint32
-        src = np.stack(
-            [
-                np.broadcast_to(
-                    np.asarray(c).view(dt) if np.asarray(c).dtype == F32 else np.asarray(c, dt),
-                    shape,
-                )
-                for c in color
-            ],
-            axis=-1,
-        )
+        src = np.moveaxis(np.asarray(color, F32).view(dt), 0, -1)
     else:
-        src_list = [np.broadcast_to(np.asarray(c, F32), shape) for c in color]
+        src4 = np.asarray(color, F32)
         if rt.blend_enable:
-            dst_list = [dst_rgba[..., ch] for ch in range(4)]
-            src_list = blend_float(rt, src_list, dst_list, state.blend_color, src1)
-        src = np.stack(src_list, axis=-1)
+            src4 = blend_float(rt, src4, np.moveaxis(dst_rgba, -1, 0), state.blend_color, src1)
+        src = np.moveaxis(src4, 0, -1)
     merged = dst_rgba.copy()
     for ch in range(4):
         if colormask >> ch & 1:

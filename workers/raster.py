@@ -1,15 +1,17 @@
 """Rasterize one band of a scene: coverage, interpolation, shading, fragment ops.
 
-A band is one row of 64x64 tiles.  ``execute_band`` walks the scene's commands
-in order and applies each to the band.  For a draw it takes the triangles
-binned to the band and chooses, run by run in submission order, between two
-ways of turning them into shaded fragments:
+A band is a strip of whole 64x64 tiles across the framebuffer
+(``Scene.band_rows`` rows).  ``execute_band`` walks the scene's commands in
+order and applies each to the band.  For a draw it takes the triangles binned
+to the band and chooses, run by run in submission order, between two ways of
+turning them into shaded fragments:
 
-* **dense** — one big triangle at a time over the rectangle where its bounding
-  box meets the band.  Attribute planes are evaluated by broadcasting a row
-  vector against a column vector (one numpy operation per channel), and an
-  edge whose plane is positive on all four corners of the rectangle is not
-  evaluated at all (a fully covered rectangle needs no coverage mask).
+* **dense** — one big triangle at a time over the rectangle where it meets the
+  band: its exact x-extent within the band's rows (so the two halves of a
+  clipped full-screen triangle each cover half the band, not all of it).
+  Attribute planes are evaluated by broadcasting a row vector against a column
+  vector, and an edge whose function is positive on all four corners of the
+  rectangle is not evaluated at all.
 * **sparse** — many small triangles at once.  Every 2x2 quad of every
   triangle's bounding box becomes a candidate; the three edge functions are
   evaluated for all candidate lanes in a few vectorized operations; empty
@@ -18,41 +20,48 @@ ways of turning them into shaded fragments:
   splitting the fragments into *layers* (the k-th hit of each pixel), applied
   one after another.
 
+Both paths evaluate attribute planes with the same float32 operations,
+``(a0 + dadx*x) + dady*y`` (depth with llvmpipe's fused form), so a pixel gets
+the same value whichever path, band height or worker count produced it.
 Lanes are grouped in 2x2 quads aligned to even pixel coordinates so that
-DDX/DDY work, and helper lanes (uncovered pixels of a partly covered quad) are
+DDX/DDY work; helper lanes (uncovered pixels of a partly covered quad) are
 shaded but never written.  Everything here runs on a worker thread and only
 touches its own band of the framebuffer.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from gallium.numpipe.scene import TILE, ClearCmd, DrawCmd, MarkerCmd, Scene
+from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
 from gallium.numpipe.setup import F32, fma32
 from gallium.tgsi.compiler import ExecEnv
 
 from .fragment import FragmentState, compare, depth_stencil, write_color
 
-# A triangle whose box covers at least this many pixels of a band goes dense.
+# A triangle whose span covers at least this many pixels of a band goes dense.
 DENSE_MIN_PIXELS = 1024
 # Sparse batches are cut so a batch never has more candidate quads than this.
 SPARSE_MAX_QUADS = 1 << 17
 
 _OX = np.array([0, 1, 0, 1], np.int64)
 _OY = np.array([0, 0, 1, 1], np.int64)
+_OXF = _OX.astype(F32)
+_OYF = _OY.astype(F32)
 
 
 def execute_band(scene: Scene, band: int) -> None:
-    y0 = band * TILE
-    y1 = min(scene.height, y0 + TILE)
+    y0 = band * scene.band_rows
+    y1 = min(scene.height, y0 + scene.band_rows)
     for cmd in scene.commands:
-        if isinstance(cmd, ClearCmd):
-            _clear(scene, cmd, y0, y1)
-        elif isinstance(cmd, DrawCmd):
+        if isinstance(cmd, DrawCmd):
             ids = cmd.triangles_in_band(band)
             if ids.size:
                 _draw(scene, cmd, ids, y0, y1, band)
+        elif isinstance(cmd, ClearCmd):
+            _clear(scene, cmd, y0, y1)
         elif isinstance(cmd, MarkerCmd):
             cmd.run(band)
 
@@ -62,12 +71,26 @@ def execute_band(scene: Scene, band: int) -> None:
 # ----------------------------------------------------------------------------
 
 
+def _fill(raw: np.ndarray, packed: np.ndarray) -> None:
+    """Fill a (rows, width, block_bytes) byte view with one packed pixel."""
+    bb = packed.size
+    if bb in (1, 2, 4, 8):
+        word = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[bb]
+        value = packed.view(word)[0]
+        try:
+            raw.view(word)[..., 0] = value
+            return
+        except ValueError:  # the view's strides do not allow reinterpretation
+            pass
+    raw[...] = packed
+
+
 def _clear(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
     for index, packed in cmd.colors:
         target = scene.cbufs[index]
         if target is None:
             continue
-        target.raw[y0:y1] = packed
+        _fill(target.raw[y0:y1], packed)
     zs = scene.zsbuf
     if zs is None or (cmd.depth_word is None and cmd.stencil is None):
         return
@@ -78,15 +101,16 @@ def _clear(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
         if cmd.stencil is not None and zs.stencil is not None:
             zs.stencil[y0:y1] = cmd.stencil & 0xFF
         return
+    view = zs.words[y0:y1]
+    if layout.z_float:
+        if cmd.depth_word is not None:
+            view[...] = np.float32(cmd.depth_word)
+        return
     value = 0
     if cmd.depth_word is not None:
         value |= int(cmd.depth_word)
     if cmd.stencil is not None and layout.s_bits:
         value |= (cmd.stencil & ((1 << layout.s_bits) - 1)) << layout.s_shift
-    view = zs.words[y0:y1]
-    if layout.z_float:
-        view[...] = np.float32(cmd.depth_word) if cmd.depth_word is not None else view
-        return
     if cmd.zs_mask_keep:
         keep = np.asarray(cmd.zs_mask_keep, view.dtype)
         view[...] = (view & keep) | np.asarray(value, view.dtype)
@@ -97,6 +121,29 @@ def _clear(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
 # ----------------------------------------------------------------------------
 # draws
 # ----------------------------------------------------------------------------
+
+
+def _span(ts, t: int, r0: int, r1: int) -> tuple[int, int] | None:
+    """Pixel columns where triangle ``t`` can cover pixels of rows r0..r1.
+
+    The triangle is clipped to the slab of those rows' centres (in the snapped
+    1/256-pixel coordinates the edge functions use) and the x-extent of the
+    result, widened by one pixel on each side, is returned.
+    """
+    xs = [int(v) for v in ts.vx[t]]
+    ys = [int(v) for v in ts.vy[t]]
+    lo, hi = r0 * 256, r1 * 256
+    pts: list[float] = [x for x, y in zip(xs, ys) if lo <= y <= hi]
+    for a, b in ((0, 1), (1, 2), (2, 0)):
+        ya, yb = ys[a], ys[b]
+        if ya == yb:
+            continue
+        for yc in (lo, hi):
+            if min(ya, yb) < yc < max(ya, yb):
+                pts.append(xs[a] + (yc - ya) * (xs[b] - xs[a]) / (yb - ya))
+    if not pts:
+        return None
+    return math.floor(min(pts) / 256) - 1, math.ceil(max(pts) / 256) + 1
 
 
 def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: int) -> None:
@@ -128,9 +175,15 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
     wy1 = min(by1, y1 - 1)
     if wy0 > wy1:
         return
-    # Lane rectangle aligned to whole quads; the write region is the box in the band.
-    lx0, ly0 = bx0 & ~1, wy0 & ~1
-    lx1, ly1 = bx1 | 1, wy1 | 1
+    span = _span(ts, t, wy0, wy1)
+    if span is None:
+        return
+    wx0, wx1 = max(bx0, span[0]), min(bx1, span[1])
+    if wx0 > wx1:
+        return
+    # Lane rectangle aligned to whole quads around the write region.
+    lx0, ly0 = wx0 & ~1, wy0 & ~1
+    lx1, ly1 = wx1 | 1, wy1 | 1
     px = np.arange(lx0, lx1 + 1, dtype=np.int64)
     py = np.arange(ly0, ly1 + 1, dtype=np.int64)
     h, w = py.size, px.size
@@ -139,31 +192,30 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
         c = int(ts.c[t, i])
         dx = int(ts.dcdx[t, i]) << 8
         dy = int(ts.dcdy[t, i]) << 8
-        corners = [c - dx * x + dy * y for x in (bx0, bx1) for y in (wy0, wy1)]
+        corners = [c - dx * x + dy * y for x in (wx0, wx1) for y in (wy0, wy1)]
         if min(corners) > 0:
             continue  # the whole write region is inside this edge
-        e = (c - dx * px)[None, :] + (dy * py)[:, None]
-        inside = e > 0
+        if max(corners) <= 0:
+            return  # the whole region is outside this edge
+        inside = ((c - dx * px)[None, :] + (dy * py)[:, None]) > 0
         cover = inside if cover is None else (cover & inside)
-    sub = (slice(wy0 - ly0, wy1 - ly0 + 1), slice(bx0 - lx0, bx1 - lx0 + 1))
+    sub = (slice(wy0 - ly0, wy1 - ly0 + 1), slice(wx0 - lx0, wx1 - lx0 + 1))
     if cover is not None and not cover[sub].any():
         return
-    n = h * w
     geom = _DenseGeom(px, py, t)
-    outputs, kill, z = _shade(state, ts, geom, n, (h // 2, w // 2), np.bool_(ts.facing[t]))
-    alive = None if cover is None else cover
+    outputs, kill, z = _shade(state, ts, geom, h * w, (h // 2, w // 2), bool(ts.facing[t]))
+    alive = cover
     if kill is not None:
         k2 = kill.reshape(h, w)
         alive = ~k2 if alive is None else (alive & ~k2)
-    idx = (slice(wy0, wy1 + 1), slice(bx0, bx1 + 1))
-    alive_sub = None if alive is None else alive[sub]
+    idx = (slice(wy0, wy1 + 1), slice(wx0, wx1 + 1))
     _fragment_ops(
         scene,
         state,
         idx,
         True,
-        alive_sub,
-        {k: [_sub2(v, h, w, sub) for v in chans] for k, chans in outputs.items()},
+        None if alive is None else alive[sub],
+        {k: _sub4(stack, h, w, sub) for k, stack in outputs.items()},
         _sub2(z, h, w, sub),
         bool(ts.facing[t]),
         band,
@@ -176,6 +228,10 @@ def _sub2(v, h: int, w: int, sub: tuple[slice, slice]):
     return np.asarray(v).reshape(h, w)[sub]
 
 
+def _sub4(stack: np.ndarray, h: int, w: int, sub: tuple[slice, slice]) -> np.ndarray:
+    return stack.reshape(4, h, w)[(slice(None), *sub)]
+
+
 class _DenseGeom:
     """Lane geometry of a dense rectangle: lanes are row-major pixels."""
 
@@ -183,16 +239,32 @@ class _DenseGeom:
 
     def __init__(self, px: np.ndarray, py: np.ndarray, t: int) -> None:
         self.px, self.py, self.t = px, py, t
+        self.fx = px.astype(F32)
+        self.fy = py.astype(F32)
 
     def plane(self, coef: np.ndarray) -> np.ndarray:
-        """coef (3,) [a0, dadx, dady] -> values (h*w,) in float32."""
+        """coef (3,) [a0, dadx, dady] -> (a0 + dadx*x) + dady*y as (h*w,) float32."""
         a0, dadx, dady = F32(coef[0]), F32(coef[1]), F32(coef[2])
-        row = (a0 + dadx * self.px.astype(F32)).astype(F32)
-        col = (dady * self.py.astype(F32)).astype(F32)
-        return (row[None, :] + col[:, None]).reshape(-1)
+        row = dadx * self.fx
+        row += a0
+        col = dady * self.fy
+        return np.add(row[None, :], col[:, None]).reshape(-1)
 
-    def plane_exact(self, coef: np.ndarray) -> np.ndarray:
-        """fma(dady, py, fma(dadx, px, a0)), llvmpipe's exact evaluation order."""
+    def plane4(self, coef: np.ndarray) -> np.ndarray:
+        """coef (3, 4) -> all four channels as a (4, h*w) stack (same maths as plane)."""
+        row = coef[1][:, None] * self.fx[None, :]
+        row += coef[0][:, None]
+        col = coef[2][:, None] * self.fy[None, :]
+        return np.add(row[:, None, :], col[:, :, None]).reshape(4, -1)
+
+    def plane_exact(self, coef: np.ndarray) -> np.ndarray | np.float32:
+        """fma(dady, y, fma(dadx, x, a0)), llvmpipe's exact evaluation order.
+
+        A constant plane (dadx = dady = 0) is returned as a scalar: depth
+        tests then compare one value against the buffer.
+        """
+        if coef[1] == 0 and coef[2] == 0:
+            return F32(coef[0])
         inner = fma32(F32(coef[1]), self.px, F32(coef[0]))
         return fma32(F32(coef[2]), self.py[:, None], inner[None, :]).reshape(-1)
 
@@ -211,29 +283,38 @@ class _SparseGeom:
 
     def __init__(self, qx: np.ndarray, qy: np.ndarray, tq: np.ndarray) -> None:
         self.qx, self.qy, self.tq = qx, qy, tq
+        self.px = qx[:, None] + _OX  # (nq, 4)
+        self.py = qy[:, None] + _OY
+        self.fx = self.px.astype(F32)
+        self.fy = self.py.astype(F32)
 
     def plane(self, coef: np.ndarray) -> np.ndarray:
-        """coef (nq, 3) per quad -> values (4*nq,)."""
-        a0, dadx, dady = coef[:, 0], coef[:, 1], coef[:, 2]
-        base = (a0 + dadx * self.qx.astype(F32) + dady * self.qy.astype(F32)).astype(F32)
-        step = dadx[:, None] * _OX.astype(F32) + dady[:, None] * _OY.astype(F32)
-        return (base[:, None] + step).astype(F32).reshape(-1)
+        """coef (nq, 3) per quad -> (a0 + dadx*x) + dady*y as (4*nq,) float32."""
+        row = coef[:, 1:2] * self.fx
+        row += coef[:, 0:1]
+        col = coef[:, 2:3] * self.fy
+        row += col
+        return row.reshape(-1)
+
+    def plane4(self, coef: np.ndarray) -> np.ndarray:
+        """coef (nq, 3, 4) -> (4, 4*nq) stack (same maths as plane)."""
+        c = np.moveaxis(coef, 2, 0)  # (4, nq, 3)
+        row = c[:, :, 1:2] * self.fx[None]
+        row += c[:, :, 0:1]
+        col = c[:, :, 2:3] * self.fy[None]
+        row += col
+        return row.reshape(4, -1)
 
     def plane_exact(self, coef: np.ndarray) -> np.ndarray:
-        px = self.qx[:, None] + _OX
-        py = self.qy[:, None] + _OY
-        inner = fma32(coef[:, 1:2], px, coef[:, 0:1])
-        return fma32(coef[:, 2:3], py, inner).reshape(-1)
+        inner = fma32(coef[:, 1:2], self.px, coef[:, 0:1])
+        return fma32(coef[:, 2:3], self.py, inner).reshape(-1)
 
     def coords(self) -> tuple[np.ndarray, np.ndarray]:
-        return (
-            (self.qx[:, None] + _OX).reshape(-1),
-            (self.qy[:, None] + _OY).reshape(-1),
-        )
+        return self.px.reshape(-1), self.py.reshape(-1)
 
 
 def _coef(ts, geom, arr: np.ndarray) -> np.ndarray:
-    """Pick a triangle's coefficients: (3,...) for dense, (nq, 3, ...) for sparse."""
+    """Pick a triangle's coefficients: (3, ...) for dense, (nq, 3, ...) for sparse."""
     if geom.dense:
         return arr[geom.t]
     return arr[geom.tq]
@@ -242,26 +323,25 @@ def _coef(ts, geom, arr: np.ndarray) -> np.ndarray:
 def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
     """Interpolate the FS inputs, run the fragment shader; return outputs, kill, z."""
     z = geom.plane_exact(_coef(ts, geom, ts.z))
-    need_persp = bool(ts.perspective.any())
     rcp_w = None
-    if need_persp:
+    if ts.perspective.any():
         w_one = ts.w_is_one[geom.t] if geom.dense else bool(ts.w_is_one[geom.tq].all())
         if not w_one:
             oow = geom.plane(_coef(ts, geom, ts.oow))
             with np.errstate(divide="ignore", invalid="ignore"):
-                rcp_w = (F32(1.0) / oow).astype(F32)
+                rcp_w = np.divide(F32(1.0), oow, out=oow)
     inputs: list = []
+    stacks: dict[int, tuple] = {}  # id(channel 0) -> (its (4, n) stack, channel list)
     for reg, kind, slot in state.fs_inputs:
         while len(inputs) <= reg:
             inputs.append(None)
         if kind == "attr":
             coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]  # (3, 4) or (nq, 3, 4)
-            chans = []
-            for c in range(4):
-                v = geom.plane(coef[..., c])
-                if rcp_w is not None and ts.perspective[slot]:
-                    v = (v * rcp_w).astype(F32)
-                chans.append(v)
+            stack = geom.plane4(coef)
+            if rcp_w is not None and ts.perspective[slot]:
+                stack *= rcp_w[None, :]
+            chans = [stack[c] for c in range(4)]
+            stacks[id(chans[0])] = (stack, chans)
             inputs[reg] = chans
         elif kind == "pos":
             px, py = geom.coords()
@@ -271,7 +351,8 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
             if state.coord_lower_left:
                 fy = F32(state.fb_height) - fy
             wv = geom.plane(_coef(ts, geom, ts.oow))
-            inputs[reg] = [fx, fy, z, wv]
+            zv = z if np.ndim(z) else np.full(n, z, F32)
+            inputs[reg] = [fx, fy, zv, wv]
         elif kind == "face":
             if geom.dense:
                 f = F32(1.0) if facing else F32(-1.0)
@@ -288,17 +369,35 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
         textures=state.textures,
     )
     res = state.kernel(env)
-    outputs = {}
-    for reg, chans in res.outputs.items():
-        outputs[reg] = [_lanes(c, n) for c in chans]
+    outputs = {reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()}
     kill = None if res.kill is None else np.broadcast_to(res.kill, (n,))
     return outputs, kill, z
+
+
+def _stacked(chans: list, n: int, stacks: dict[int, tuple[np.ndarray, list]]) -> np.ndarray:
+    """An output register as one (4, n) array.
+
+    When the shader passed an interpolated input through unchanged (the
+    kernel hands back the very channel arrays it was given), the input's stack
+    is reused as is.
+    """
+    known = stacks.get(id(chans[0]))
+    if known is not None and all(chans[c] is known[1][c] for c in range(4)):
+        return known[0]
+    out = np.empty((4, n), F32)
+    for c in range(4):
+        v = chans[c]
+        if isinstance(v, np.ndarray) and v.dtype != F32 and v.dtype.itemsize == 4:
+            v = v.view(F32)  # integer results keep their bits
+        out[c] = v
+    return out
 
 
 def _lanes(v, n: int):
     if np.ndim(v) == 0:
         return v
-    return np.asarray(v).reshape(-1) if np.asarray(v).size == n else np.broadcast_to(v, (n,))
+    a = np.asarray(v)
+    return a.reshape(-1) if a.size == n else np.broadcast_to(a, (n,))
 
 
 def _sparse_run(scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1, band) -> None:
@@ -321,20 +420,9 @@ def _sparse_run(scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1,
         end = max(end, start + 1)
         sl = slice(start, end)
         _sparse_batch(
-            scene,
-            state,
-            ts,
-            ids[sl],
-            x0[sl],
-            x1[sl],
-            ya[sl],
-            yb[sl],
-            qx0[sl],
-            qy0[sl],
-            nqx[sl],
-            counts[sl],
-            band,
-        )
+            scene, state, ts, ids[sl], x0[sl], x1[sl], ya[sl], yb[sl], qx0[sl], qy0[sl],
+            nqx[sl], counts[sl], band,
+        )  # fmt: skip
         start = end
 
 
@@ -378,8 +466,8 @@ def _sparse_batch(scene, state, ts, ids, x0, x1, ya, yb, qx0, qy0, nqx, counts, 
     lx, ly = geom.coords()
     lx, ly = lx[sel], ly[sel]
     facing = np.repeat(ts.facing[tri], 4)[sel]
-    outs = {r: [c[sel] if np.ndim(c) else c for c in chans] for r, chans in outputs.items()}
-    zs = z[sel]
+    outs = {r: stack[:, sel] for r, stack in outputs.items()}
+    zs = z[sel] if np.ndim(z) else z
     # Resolve pixels hit more than once in submission order, layer by layer.
     key = ly * scene.width + lx
     order = np.argsort(key, kind="stable")
@@ -401,8 +489,8 @@ def _sparse_batch(scene, state, ts, ids, x0, x1, ya, yb, qx0, qy0, nqx, counts, 
             (ly[m], lx[m]),
             False,
             None,
-            {r: [c[m] if np.ndim(c) else c for c in chans] for r, chans in outs.items()},
-            zs[m],
+            {r: stack[:, m] for r, stack in outs.items()},
+            zs[m] if np.ndim(zs) else zs,
             facing[m],
             band,
         )
@@ -420,46 +508,35 @@ def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs,
     alpha = state.dsa.alpha
     if alpha.enabled and state.color_outputs and state.color_outputs[0] is not None:
         a = outputs[state.color_outputs[0]][3]
-        ok = compare(alpha.func, np.asarray(a, F32), F32(alpha.ref_value))
+        ok = compare(alpha.func, a, F32(alpha.ref_value))
         ok = np.broadcast_to(ok, _shape_of(idx, dense))
         alive = ok if alive is None else (alive & ok)
     if scene.zsbuf is not None:
         stencil_value = None
         if state.stencil_output is not None and state.stencil_output in outputs:
-            stencil_value = outputs[state.stencil_output][1]
-            stencil_value = (
-                np.asarray(stencil_value).view(np.uint32)
-                if np.asarray(stencil_value).dtype == F32
-                else stencil_value
-            )
+            sv = np.asarray(outputs[state.stencil_output][1])
+            stencil_value = sv.view(np.uint32) if sv.dtype == F32 else sv
         alive = depth_stencil(state, scene.zsbuf, idx, dense, alive, z, facing, stencil_value)
-    if alive is not None and not dense:
-        if not alive.all():
-            keep = np.nonzero(alive)[0]
-            idx = (idx[0][keep], idx[1][keep])
-            outputs = {
-                r: [c[keep] if np.ndim(c) else c for c in chans] for r, chans in outputs.items()
-            }
-            alive = None
+    if alive is not None and not dense and not alive.all():
+        keep = np.nonzero(alive)[0]
+        idx = (idx[0][keep], idx[1][keep])
+        outputs = {r: stack[:, keep] for r, stack in outputs.items()}
+        alive = None
     count = _count(idx, dense, alive)
     scene.stats_fragments[band] += count
     for counter in state.counters:
         counter.add(count)
     if count == 0:
         return
+    src1_reg = getattr(state, "src1_output", None)
     for i, target in enumerate(scene.cbufs):
         if target is None or i >= len(state.color_outputs):
             continue
         reg = state.color_outputs[i]
         if reg is None or reg not in outputs:
             continue
-        rt = state.blend[i]
-        src1 = None
-        if state.blend_enabled and len(state.color_outputs) > 0:
-            src1_reg = getattr(state, "src1_output", None)
-            if src1_reg is not None and src1_reg in outputs:
-                src1 = outputs[src1_reg]
-        write_color(target, idx, dense, alive, outputs[reg], rt, state, src1)
+        src1 = outputs.get(src1_reg) if src1_reg is not None else None
+        write_color(target, idx, dense, alive, outputs[reg], state.blend[i], state, src1)
 
 
 def _shape_of(idx, dense: bool) -> tuple[int, ...]:
@@ -471,5 +548,4 @@ def _shape_of(idx, dense: bool) -> tuple[int, ...]:
 def _count(idx, dense: bool, alive) -> int:
     if alive is not None:
         return int(np.count_nonzero(alive))
-    shape = _shape_of(idx, dense)
-    return int(np.prod(shape))
+    return int(np.prod(_shape_of(idx, dense)))

@@ -6,9 +6,9 @@ A context records clears and set-up triangles into its current
 :class:`Scene` on the driver thread; ``flush`` hands the scene to the screen's
 worker pool and starts a new one.  A scene is fixed to one framebuffer.  The
 framebuffer is cut into tiles of 64x64 pixels; the unit of work is a *band*,
-one row of tiles across the whole width, because a kernel call over a band
-(64 x width pixels) is big enough to amortise numpy's per-call overhead while
-bands still balance well across workers.
+one to four rows of tiles across the whole width (``band_height``), because a
+kernel call over a band (64-256 rows x width pixels) is big enough to amortise
+numpy's per-call overhead while bands still balance well across workers.
 
 Each draw is *binned* when it is added: a CSR index gives, for every band,
 the triangles whose bounding box touches it, in submission order.  A worker
@@ -40,6 +40,13 @@ from .setup import TriangleSet
 TILE = 64
 
 
+def band_height(height: int) -> int:
+    """Rows per band: whole tiles, more of them on tall framebuffers so each
+    kernel call gets more pixels.  Depends on the framebuffer only, never on
+    the number of workers (results do not depend on it either)."""
+    return TILE * max(1, min(4, height // 512))
+
+
 @dataclass
 class ColorTarget:
     """A colour surface as the rasterizer writes it."""
@@ -50,6 +57,7 @@ class ColorTarget:
     typed: np.ndarray | None  # (H, W, C) uint8 / float32 view for the fast kinds
     perm: tuple[int, ...]  # RGBA component -> memory channel for the fast kinds
     resource: Any = None
+    words: np.ndarray | None = None  # (H, W) uint32 view of 4-byte pixels
 
 
 @dataclass
@@ -115,12 +123,12 @@ class DrawCmd:
         return self.band_tris[self.band_start[band] : self.band_start[band + 1]]
 
 
-def bin_by_band(tris: TriangleSet, nbands: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR of triangle indices per band (bands are TILE rows tall)."""
+def bin_by_band(tris: TriangleSet, nbands: int, rows: int = TILE) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of triangle indices per band (bands are ``rows`` rows tall)."""
     if tris.count == 0:
         return np.zeros(nbands + 1, np.int64), np.zeros(0, np.int64)
-    b0 = tris.bbox[:, 1].astype(np.int64) // TILE
-    b1 = tris.bbox[:, 3].astype(np.int64) // TILE
+    b0 = tris.bbox[:, 1].astype(np.int64) // rows
+    b1 = tris.bbox[:, 3].astype(np.int64) // rows
     counts = b1 - b0 + 1
     tri_of = np.repeat(np.arange(tris.count), counts)
     first = np.repeat(np.cumsum(counts) - counts, counts)
@@ -148,7 +156,8 @@ class Scene:
         self.cbufs = cbufs
         self.zsbuf = zsbuf
         self.commands: list[ClearCmd | DrawCmd | MarkerCmd] = []
-        self.nbands = max(1, -(-height // TILE))
+        self.band_rows = band_height(height)
+        self.nbands = max(1, -(-height // self.band_rows))
         self.fence = Fence(label=label)
         self.resources: set[Any] = set()
         self.errors: list[BaseException] = []
@@ -175,7 +184,7 @@ class Scene:
     def add_draw(self, state: Any, tris: TriangleSet) -> None:
         if tris.count == 0:
             return
-        band_start, band_tris = bin_by_band(tris, self.nbands)
+        band_start, band_tris = bin_by_band(tris, self.nbands, self.band_rows)
         self.commands.append(DrawCmd(state, tris, band_start, band_tris))
         self.triangles += tris.count
 
@@ -226,7 +235,8 @@ def make_color_target(resource: Any, level: int, layer: int, storage: np.ndarray
     ):
         typed = resource.typed_view(np.uint8, 4, level, layer, storage=storage)
         perm = tuple(names.index(ch) if ch in names else -1 for ch in "RGBA")
-        return ColorTarget(desc, raw, "unorm8", typed, perm, resource)
+        words = resource.typed_view(np.uint32, 1, level, layer, storage=storage)
+        return ColorTarget(desc, raw, "unorm8", typed, perm, resource, words)
     if (
         desc.layout == "array"
         and all(c.type == "FLOAT" and c.bits == 32 for c in desc.channels)

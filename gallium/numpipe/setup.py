@@ -65,6 +65,8 @@ class TriangleSet:
     w_is_one: np.ndarray  # (M,) bool: all three vertices have w == 1 (no correction needed)
     facing: np.ndarray  # (M,) bool: front facing
     prim_id: np.ndarray  # (M,) int32 primitive index within the draw
+    vx: np.ndarray | None = None  # (M, 3) int64 snapped vertex x, 1/256 pixel (centre at 256 px)
+    vy: np.ndarray | None = None  # (M, 3) int64 snapped vertex y
 
 
 def empty_set(k: int) -> TriangleSet:
@@ -82,6 +84,8 @@ def empty_set(k: int) -> TriangleSet:
         np.zeros(0, bool),
         np.zeros(0, bool),
         np.zeros(0, np.int32),
+        np.zeros((0, 3), np.int64),
+        np.zeros((0, 3), np.int64),
     )
 
 
@@ -263,4 +267,6 @@ def setup_triangles(
         w_is_one=w_is_one,
         facing=front,
         prim_id=prim_ids.astype(np.int32),
+        vx=X,
+        vy=Y,
     )

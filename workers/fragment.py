@@ -57,6 +57,9 @@ class FragmentState:
     sample_mask_zero: bool = False
     logicop: Any = None
     stats: dict[str, int] = field(default_factory=dict)
+    # The shader takes derivatives (DDX/DDY, or sampling with an implicit LOD):
+    # its lanes must come in 2x2 quads.  Otherwise one lane per covered pixel.
+    needs_quads: bool = True
 
     @property
     def depth_enabled(self) -> bool:
@@ -342,8 +345,12 @@ def to_unorm8(x: Any) -> np.ndarray:
 
 
 def _mul8(a: np.ndarray, b: Any) -> np.ndarray:
-    """llvmpipe's 8-bit product: t = a*b; (t + (t >> 8) + 128) >> 8 (uint32 in, out)."""
-    t = a * np.asarray(b, np.uint32)
+    """llvmpipe's 8-bit product: t = a*b; (t + (t >> 8) + 128) >> 8.
+
+    Every intermediate fits in 16 bits (255*255 + 254 + 128 = 65407), so the
+    arithmetic runs on uint16 arrays.
+    """
+    t = a * np.asarray(b, np.uint16)
     t += t >> 8
     t += 128
     t >>= 8
@@ -413,30 +420,34 @@ def _groups(rt: RtBlendState) -> list[tuple[slice, int, int, int]]:
 def blend_unorm8(
     rt: RtBlendState, src: np.ndarray, dst: np.ndarray, const: Any, src1: Any
 ) -> np.ndarray:
-    """Blend (4, ...) uint32 stacks of 8-bit values exactly as llvmpipe does."""
-    c8 = unorm8_bits(np.asarray(const, F32)) & np.uint32(0xFF)
+    """Blend (4, ...) uint16 stacks of 8-bit values exactly as llvmpipe does."""
+    c8 = (unorm8_bits(np.asarray(const, F32)) & np.uint32(0xFF)).astype(np.uint16)
     c8 = c8.reshape((4,) + (1,) * (src.ndim - 1))
-    one = np.uint32(255)
+    one = np.uint16(255)
     out = np.empty_like(src)
     for ch, func, sf, df in _groups(rt):
         if func in (BlendFunc.MIN, BlendFunc.MAX):
             op = np.minimum if func == BlendFunc.MIN else np.maximum
-            out[ch] = op(src[ch], dst[ch])
+            op(src[ch], dst[ch], out=out[ch])
             continue
         f_s = _factor(sf, ch, src, dst, c8, src1, one)
         f_d = _factor(df, ch, src, dst, c8, src1, one)
-        s_term = src[ch] if f_s is None else _mul8(src[ch], f_s)
-        d_term = dst[ch] if f_d is None else _mul8(dst[ch], f_d)
+        s_term = src[ch] if f_s is None else (None if isinstance(f_s, int) else _mul8(src[ch], f_s))
+        d_term = dst[ch] if f_d is None else (None if isinstance(f_d, int) else _mul8(dst[ch], f_d))
+        zero = np.uint16(0)
+        if s_term is None:  # ZERO factor
+            s_term = zero
+        if d_term is None:
+            d_term = zero
         if func == BlendFunc.ADD:
-            r = s_term + d_term
-            np.minimum(r, one, out=r)
+            np.add(s_term, d_term, out=out[ch])
+            np.minimum(out[ch], one, out=out[ch])
         elif func == BlendFunc.SUBTRACT:
-            r = np.where(s_term > d_term, s_term - d_term, np.uint32(0))
+            out[ch] = np.where(s_term > d_term, s_term - d_term, zero)
         elif func == BlendFunc.REVERSE_SUBTRACT:
-            r = np.where(d_term > s_term, d_term - s_term, np.uint32(0))
+            out[ch] = np.where(d_term > s_term, d_term - s_term, zero)
         else:
             raise ValueError(f"blend func {func} is not supported")
-        out[ch] = r
     return out
 
 
@@ -532,17 +543,18 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     bits = unorm8_bits(color)  # (4, ...) uint32, low byte = the UNORM8 value
     words_view = target.words[idx]  # (h, w) view (dense) or (n,) copy (sparse)
     if rt.blend_enable:
-        src = bits & np.uint32(0xFF)
-        dst = np.empty(src.shape, np.uint32)
+        src = (bits & np.uint32(0xFF)).astype(np.uint16)
+        dst = np.empty(src.shape, np.uint16)
         for i in range(4):
             if perm[i] >= 0:
-                dst[i] = (words_view >> np.uint32(8 * perm[i])) & np.uint32(0xFF)
+                np.bitwise_and(words_view >> np.uint32(8 * perm[i]), np.uint32(0xFF), out=dst[i],
+                               casting="unsafe")  # fmt: skip
             else:
                 dst[i] = 255
         s1 = None
         if src1 is not None:
-            s1 = unorm8_bits(src1) & np.uint32(0xFF)
-        bits = blend_unorm8(rt, src, dst, state.blend_color, s1)
+            s1 = (unorm8_bits(src1) & np.uint32(0xFF)).astype(np.uint16)
+        bits = blend_unorm8(rt, src, dst, state.blend_color, s1).astype(np.uint32)
     else:
         bits &= np.uint32(0xFF)
     word = None

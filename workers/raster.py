@@ -42,7 +42,7 @@ from gallium.tgsi.compiler import ExecEnv
 from .fragment import FragmentState, compare, depth_stencil, write_color
 
 # A triangle whose span covers at least this many pixels of a band goes dense.
-DENSE_MIN_PIXELS = 1024
+DENSE_MIN_PIXELS = 16384
 # Sparse batches are cut so a batch never has more candidate quads than this.
 SPARSE_MAX_QUADS = 1 << 17
 
@@ -313,6 +313,37 @@ class _SparseGeom:
         return self.px.reshape(-1), self.py.reshape(-1)
 
 
+class _PixelGeom:
+    """Lane geometry of a pixel list (no quads: the shader takes no derivatives)."""
+
+    dense = False
+
+    def __init__(self, px: np.ndarray, py: np.ndarray, tri: np.ndarray) -> None:
+        self.px, self.py, self.tq = px, py, tri
+        self.fx = px.astype(F32)
+        self.fy = py.astype(F32)
+
+    def plane(self, coef: np.ndarray) -> np.ndarray:
+        row = coef[:, 1] * self.fx
+        row += coef[:, 0]
+        row += coef[:, 2] * self.fy
+        return row
+
+    def plane4(self, coef: np.ndarray) -> np.ndarray:
+        c = np.moveaxis(coef, 2, 0)  # (4, n, 3)
+        row = c[:, :, 1] * self.fx[None]
+        row += c[:, :, 0]
+        row += c[:, :, 2] * self.fy[None]
+        return row
+
+    def plane_exact(self, coef: np.ndarray) -> np.ndarray:
+        inner = fma32(coef[:, 1], self.px, coef[:, 0])
+        return fma32(coef[:, 2], self.py, inner)
+
+    def coords(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.px, self.py
+
+
 def _coef(ts, geom, arr: np.ndarray) -> np.ndarray:
     """Pick a triangle's coefficients: (3, ...) for dense, (nq, 3, ...) for sparse."""
     if geom.dense:
@@ -357,7 +388,9 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
             if geom.dense:
                 f = F32(1.0) if facing else F32(-1.0)
             else:
-                f = np.where(ts.facing[geom.tq], F32(1.0), F32(-1.0)).repeat(4)
+                f = np.where(ts.facing[geom.tq], F32(1.0), F32(-1.0))
+                if isinstance(geom, _SparseGeom):
+                    f = f.repeat(4)
             inputs[reg] = [f, F32(0.0), F32(0.0), F32(1.0)]
         else:
             inputs[reg] = None
@@ -400,83 +433,139 @@ def _lanes(v, n: int):
     return a.reshape(-1) if a.size == n else np.broadcast_to(a, (n,))
 
 
+def _row_spans(ts, ids: np.ndarray, ya: np.ndarray, yb: np.ndarray, x0: np.ndarray, x1: np.ndarray):
+    """Exact covered column interval of every (triangle, row) pair.
+
+    For row y, edge i covers x where ``c - dx*x + dy*y > 0`` (the same integer
+    edge function as everywhere else), which solves to ``x <= (A-1) // dx``
+    when dx > 0 and ``x >= (-A) // (-dx) + 1`` when dx < 0, with
+    ``A = c + dy*y``.  Rows run from ``ya`` to ``yb`` per triangle.  Returns
+    (pair -> local triangle, y, xl, xr); an empty span has xr < xl.
+    """
+    nrows = yb - ya + 1
+    pk = np.repeat(np.arange(ids.size), nrows)
+    first = np.repeat(np.cumsum(nrows) - nrows, nrows)
+    y = ya[pk] + (np.arange(pk.size) - first)
+    xl = x0[pk]
+    xr = x1[pk]
+    for i in range(3):
+        c = ts.c[ids, i][pk]
+        dx = (ts.dcdx[ids, i] << 8)[pk]
+        dy = (ts.dcdy[ids, i] << 8)[pk]
+        a = c + dy * y
+        pos = dx > 0
+        neg = dx < 0
+        flat = ~(pos | neg)
+        safe = np.where(flat, 1, dx)
+        xr = np.where(pos, np.minimum(xr, np.floor_divide(a - 1, safe)), xr)
+        xl = np.where(neg, np.maximum(xl, np.floor_divide(-a, -safe) + 1), xl)
+        xr = np.where(flat & (a <= 0), xl - 1, xr)
+    return pk, y, xl, xr
+
+
 def _sparse_run(scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1, band) -> None:
+    """Shade and write a run of small triangles, in batches of bounded size."""
     bb = ts.bbox[ids].astype(np.int64)
-    x0, x1 = bb[:, 0], bb[:, 2]
     ya = np.maximum(bb[:, 1], y0)
     yb = np.minimum(bb[:, 3], y1 - 1)
-    qx0 = x0 & ~1
-    qy0 = ya & ~1
-    nqx = (x1 - qx0) // 2 + 1
-    nqy = (yb - qy0) // 2 + 1
-    counts = nqx * nqy
-    # Cut into batches of bounded size (in order).
-    cum = np.cumsum(counts)
+    # bound a batch by its candidate pixels (bounding-box area in the band)
+    cost = (bb[:, 2] - bb[:, 0] + 2) * (yb - ya + 2)
+    cum = np.cumsum(cost)
     start = 0
-    total_tris = ids.size
-    while start < total_tris:
+    while start < ids.size:
         base = cum[start - 1] if start else 0
-        end = int(np.searchsorted(cum, base + SPARSE_MAX_QUADS, side="right"))
-        end = max(end, start + 1)
+        end = max(int(np.searchsorted(cum, base + 4 * SPARSE_MAX_QUADS, side="right")), start + 1)
         sl = slice(start, end)
-        _sparse_batch(
-            scene, state, ts, ids[sl], x0[sl], x1[sl], ya[sl], yb[sl], qx0[sl], qy0[sl],
-            nqx[sl], counts[sl], band,
-        )  # fmt: skip
+        if state.needs_quads:
+            _quad_batch(scene, state, ts, ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2], band)
+        else:
+            _pixel_batch(scene, state, ts, ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2], band)
         start = end
 
 
-def _sparse_batch(scene, state, ts, ids, x0, x1, ya, yb, qx0, qy0, nqx, counts, band) -> None:
-    total = int(counts.sum())
-    if total == 0:
+def _expand(lo: np.ndarray, count: np.ndarray, step: int = 1):
+    """For intervals (lo, count): the owning interval of every element, and its value."""
+    owner = np.repeat(np.arange(count.size), count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    return owner, lo[owner] + step * (np.arange(owner.size) - first)
+
+
+def _pixel_batch(scene, state, ts, ids, ya, yb, x0, x1, band) -> None:
+    """Shaders without derivatives: one lane per covered pixel, nothing else."""
+    pk, y, xl, xr = _row_spans(ts, ids, ya, yb, x0, x1)
+    count = np.maximum(xr - xl + 1, 0)
+    if not count.any():
         return
-    k = ids.size
-    tq = np.repeat(np.arange(k), counts)
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    local = np.arange(total) - first
-    nx = nqx[tq]
-    qx = qx0[tq] + 2 * (local % nx)
-    qy = qy0[tq] + 2 * (local // nx)
-    tri = ids[tq]
+    pair, px = _expand(xl, count)
+    py = y[pair]
+    tri = ids[pk[pair]]
+    geom = _PixelGeom(px, py, tri)
+    outputs, kill, z = _shade(state, ts, geom, px.size, None, None)
+    alive = None if kill is None else ~kill
+    _resolve_and_write(scene, state, ts, geom, tri, px, py, alive, outputs, z, band)
+
+
+def _quad_batch(scene, state, ts, ids, ya, yb, x0, x1, band) -> None:
+    """Shaders with derivatives: 2x2 quads over each pair of rows' spans."""
+    ya2 = ya & ~1
+    yb2 = yb | 1
+    pk, y, xl, xr = _row_spans(ts, ids, ya2, yb2, x0, x1)
+    outside = (y < ya[pk]) | (y > yb[pk])
+    xr = np.where(outside, xl - 1, xr)
+    # rows come in (even, odd) pairs per triangle: one quad row each
+    xl2, xr2 = xl.reshape(-1, 2), xr.reshape(-1, 2)
+    qk = pk[::2]
+    qyr = y[::2]
+    full = xr2 >= xl2
+    any_row = full.any(axis=1)
+    big = np.iinfo(np.int64).max
+    lo = np.where(full, xl2, big).min(axis=1) & ~1
+    hi = np.where(full, xr2, -big).max(axis=1)
+    nq = np.where(any_row, (hi - lo) // 2 + 1, 0)
+    if not nq.any():
+        return
+    qrow, qx = _expand(lo, nq, 2)
+    qy = qyr[qrow]
+    tri = ids[qk[qrow]]
     px = qx[:, None] + _OX
-    py = qy[:, None] + _OY
-    cover = (px >= x0[tq][:, None]) & (px <= x1[tq][:, None])
-    cover &= (py >= ya[tq][:, None]) & (py <= yb[tq][:, None])
-    for i in range(3):
-        c = ts.c[tri, i]
-        dx = ts.dcdx[tri, i] << 8
-        dy = ts.dcdy[tri, i] << 8
-        eq = c - dx * qx + dy * qy
-        e = eq[:, None] - dx[:, None] * _OX + dy[:, None] * _OY
-        cover &= e > 0
+    cover = (px >= xl2[qrow][:, _OY]) & (px <= xr2[qrow][:, _OY])
     keep = cover.any(axis=1)
-    if not keep.any():
-        return
     qx, qy, tri, cover = qx[keep], qy[keep], tri[keep], cover[keep]
     nq = qx.size
-    n = 4 * nq
+    if nq == 0:
+        return
     geom = _SparseGeom(qx, qy, tri)
-    outputs, kill, z = _shade(state, ts, geom, n, (nq, 1), None)
+    outputs, kill, z = _shade(state, ts, geom, 4 * nq, (nq, 1), None)
     alive = cover.reshape(-1)
     if kill is not None:
         alive = alive & ~kill
-    sel = np.nonzero(alive)[0]
-    if sel.size == 0:
-        return
     lx, ly = geom.coords()
-    lx, ly = lx[sel], ly[sel]
-    facing = np.repeat(ts.facing[tri], 4)[sel]
-    outs = {r: stack[:, sel] for r, stack in outputs.items()}
-    zs = z[sel] if np.ndim(z) else z
-    # Resolve pixels hit more than once in submission order, layer by layer.
-    key = ly * scene.width + lx
+    _resolve_and_write(scene, state, ts, geom, np.repeat(tri, 4), lx, ly, alive, outputs, z, band)
+
+
+def _resolve_and_write(scene, state, ts, geom, tri, px, py, alive, outputs, z, band) -> None:
+    """Apply fragments to the framebuffer in submission order.
+
+    Fragments come ordered by triangle.  When several hit one pixel they are
+    split into layers (the k-th hit of each pixel) applied one after another,
+    so every pixel sees its fragments in the order the triangles were drawn.
+    """
+    if alive is not None:
+        sel = np.nonzero(alive)[0]
+        if sel.size == 0:
+            return
+        px, py, tri = px[sel], py[sel], tri[sel]
+        outputs = {r: stack[:, sel] for r, stack in outputs.items()}
+        z = z[sel] if np.ndim(z) else z
+    facing = ts.facing[tri]
+    key = py * scene.width + px
     order = np.argsort(key, kind="stable")
     skey = key[order]
     new_group = np.empty(skey.size, bool)
     new_group[0] = True
     new_group[1:] = skey[1:] != skey[:-1]
     if new_group.all():
-        _fragment_ops(scene, state, (ly, lx), False, None, outs, zs, facing, band)
+        _fragment_ops(scene, state, (py, px), False, None, outputs, z, facing, band)
         return
     group_start = np.maximum.accumulate(np.where(new_group, np.arange(skey.size), 0))
     rank = np.empty(skey.size, np.int64)
@@ -486,11 +575,11 @@ def _sparse_batch(scene, state, ts, ids, x0, x1, ya, yb, qx0, qy0, nqx, counts, 
         _fragment_ops(
             scene,
             state,
-            (ly[m], lx[m]),
+            (py[m], px[m]),
             False,
             None,
-            {r: stack[:, m] for r, stack in outs.items()},
-            zs[m] if np.ndim(zs) else zs,
+            {r: stack[:, m] for r, stack in outputs.items()},
+            z[m] if np.ndim(z) else z,
             facing[m],
             band,
         )

@@ -1160,6 +1160,7 @@ class NumpipeContext:
             coord_integer_center=center == "INTEGER",
             fb_height=self._fb.height,
             counters=counters,
+            needs_quads=_needs_quads(fs.shader),
         )
         if blend.uses_src1:
             st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
@@ -1572,6 +1573,17 @@ class NumpipeContext:
 
     def wait_idle(self, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
         return self.flush().finish(timeout_ns)
+
+
+# Opcodes that make a fragment shader look at its neighbours in the 2x2 quad.
+_QUAD_OPCODES = frozenset(
+    {"DDX", "DDY", "DDX_FINE", "DDY_FINE", "TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ"}
+    | {"SAMPLE", "SAMPLE_B", "SAMPLE_C", "INTERP_OFFSET", "INTERP_SAMPLE", "INTERP_CENTROID"}
+)
+
+
+def _needs_quads(shader: Any) -> bool:
+    return any(inst.opcode in _QUAD_OPCODES for inst in shader.instructions)
 
 
 class _FenceMarker:

@@ -75,6 +75,7 @@ _ONE_THIRD = F32(1.0 / 3.0)
 _RB_MASK = U32(0x00FF00FF)
 _ROUND_RB = U32(0x00800080)
 _PIPE_MAX_TEXTURE_LEVELS = 16
+_CHUNK = 32768  # lanes filtered per pass: small enough for the temporaries to stay in L2
 
 _LAYERED = {
     TextureTarget.TEXTURE_1D_ARRAY,
@@ -901,9 +902,17 @@ class _SampleOp:
             self.wrap[0] = self.wrap[1] = TexWrap.CLAMP_TO_EDGE
         dims = img.dims
         self.dims = dims
+        # llvmpipe keeps one lod per pixel (instead of per quad) for explicit
+        # lods, biases and derivatives and for mipmapped cube maps; its 8-bit
+        # path then only serves equal min/mag filters.
+        per_pixel_lod = (
+            (req.lod is not None or req.bias is not None or req.ddx is not None)
+            and (self.mip_f != MipFilter.NONE or self.min_f != self.mag_f)
+        ) or (self.is_cube and self.mip_f != MipFilter.NONE)
         self.aos = (
             fi.fits_8unorm
             and self.op == "sample"
+            and (not per_pixel_lod or self.min_f == self.mag_f)
             and not self.compare
             and all(self.wrap[i] in _SIMPLE_WRAPS for i in range(dims))
             and not (
@@ -972,10 +981,24 @@ class _SampleOp:
         ):
             # llvmpipe returns zero (unswizzled) for filtered pure-integer sampling.
             return [np.zeros(n, I32 if self.fi.kind == "sint" else U32) for _ in range(4)]
-        if self.min_f == self.mag_f:
-            chans = self._mipmap(ctx, self.min_f, self.mip_f, level0, level1, fpart, None)
+        if n <= _CHUNK:
+            chans = self._filter(ctx, level0, level1, fpart, positive)
         else:
-            chans = self._min_mag(ctx, level0, level1, fpart, positive)
+            # Lanes in cache-sized chunks: every temporary stays in L2.
+            chans = []
+            for start in range(0, n, _CHUNK):
+                sl = slice(start, min(n, start + _CHUNK))
+                part = self._filter(
+                    ctx.subset(sl),
+                    _pick(level0, sl),
+                    _pick(level1, sl),
+                    _pick(fpart, sl),
+                    _pick(positive, sl),
+                )
+                if not chans:
+                    chans = [np.empty(n, p.dtype) for p in part]
+                for dst, src in zip(chans, part):
+                    dst[sl] = src
         if self.op == "gather":
             return [np.ascontiguousarray(c) for c in chans]
         return _swizzle(chans, img.view.swizzle, n)
@@ -1143,8 +1166,13 @@ class _SampleOp:
 
     # -- filtering -------------------------------------------------------------------
 
+    def _filter(self, ctx: _Taps, level0: Any, level1: Any, fpart: Any, positive: Any) -> Any:
+        if self.min_f == self.mag_f:
+            return self._mipmap(ctx, self.min_f, self.mip_f, level0, level1, fpart, None)
+        return self._min_mag(ctx, level0, level1, fpart, positive)
+
     def _min_mag(self, ctx: _Taps, level0: Any, level1: Any, fpart: Any, positive: Any) -> Any:
-        n = self.n
+        n = ctx.n
         pos = np.broadcast_to(np.asarray(positive, bool), (n,))
         if pos.all():
             return self._mipmap(ctx, self.min_f, self.mip_f, level0, level1, fpart, None)
@@ -1220,7 +1248,7 @@ def _uniform(x: np.ndarray) -> Any:
     return x.astype(np.int64)
 
 
-def _pick(v: Any, lanes: np.ndarray | None) -> Any:
+def _pick(v: Any, lanes: Any) -> Any:
     if lanes is None or v is None or np.ndim(v) == 0:
         return v
     return v[lanes]
@@ -1244,21 +1272,58 @@ def _lerp8(w: Any, v0: np.ndarray, v1: np.ndarray) -> np.ndarray:
     return rb | ga
 
 
+def _bilerp8(ws: Any, wt: Any, t00: Any, t01: Any, t10: Any, t11: Any) -> np.ndarray:
+    """Bilinear blend of packed RGBA8 words: two horizontal lerps, then one
+    vertical, each rounded to 8 bits as llvmpipe does.  The red/blue and
+    green/alpha byte pairs are blended as separate 16-bit-lane planes."""
+    iws = U32(256) - ws
+    iwt = U32(256) - wt
+    planes = []
+    for shift in (0, 8):
+        rows = []
+        for a, b in ((t00, t01), (t10, t11)):
+            if shift:
+                a = a >> U32(8)
+                b = b >> U32(8)
+            a = a & _RB_MASK
+            b = b & _RB_MASK
+            a *= iws
+            b *= ws
+            a += b
+            a += _ROUND_RB
+            a >>= U32(8)
+            a &= _RB_MASK
+            rows.append(a)
+        a, b = rows
+        a *= iwt
+        b *= wt
+        a += b
+        a += _ROUND_RB
+        if shift:
+            a &= ~_RB_MASK
+        else:
+            a >>= U32(8)
+            a &= _RB_MASK
+        planes.append(a)
+    planes[0] |= planes[1]
+    return planes[0]
+
+
 def _unpack8(words: np.ndarray, fi: _FormatInfo) -> list[Any]:
     """Packed words -> four float32 channels, ``float(byte) * fl32(1/255)``."""
-    scale = F32(1.0 / 255.0)
     order = fi.rgba8_bytes if fi.rgba8_bytes is not None else (0, 1, 2, 3)
     n = words.shape[0]
-    out = []
+    out = np.empty((4, n), F32)
+    np.multiply(words.view(np.uint8).reshape(n, 4).T, F32(1.0 / 255.0), out=out)
+    chans = []
     for b in order:
         if b == -1:
-            out.append(np.zeros(n, F32))
+            chans.append(np.zeros(n, F32))
         elif b == -2:
-            out.append(np.ones(n, F32))
+            chans.append(np.ones(n, F32))
         else:
-            byte = (words >> U32(8 * b)) & U32(255) if b else words & U32(255)
-            out.append(byte.astype(F32) * scale)
-    return out
+            chans.append(out[b])
+    return chans
 
 
 # ----------------------------------------------------------------------------
@@ -1287,7 +1352,7 @@ class _Taps:
         self.aos = op.aos
         self.n = coords[0].shape[0]
 
-    def subset(self, lanes: np.ndarray | None) -> _Taps:
+    def subset(self, lanes: Any) -> _Taps:
         if lanes is None:
             return self
         o = self.offsets
@@ -1328,6 +1393,8 @@ class _Taps:
 
     def _aos_nearest(self, level: Any) -> np.ndarray:
         op, img = self.op, self.op.img
+        if self._fast_2d(level):
+            return np.take(img._typed[4], self._fast_index(level, False))
         dims = op.dims
         size = self._sizes(level)
         idx = []
@@ -1358,8 +1425,78 @@ class _Taps:
         z = idx[2] if dims >= 3 else self._z()
         return img.aos_texels(img.byte_offsets(level, idx[0], y, z))
 
+    def _fast_2d(self, level: Any) -> bool:
+        """Whether the lean 2D path applies: one level, no offsets, wraps that
+        need no float fallback (CLAMP_TO_EDGE, power-of-two REPEAT)."""
+        op = self.op
+        if op.dims != 2 or np.ndim(level) or self.offsets is not None or not op.normalized:
+            return False
+        for axis in range(2):
+            w = op.wrap[axis]
+            if w == TexWrap.REPEAT and not op.img.pot[axis]:
+                return False
+        return op.img.fi.rgba8_bytes is not None
+
+    def _fast_index(self, level: int, linear: bool) -> Any:
+        """Word indices (and weights) of 2D taps on one level, in as few array
+        passes as possible.  Returns (i00, dx, dy, ws, wt) for linear (dx/dy
+        the word steps to the right/lower neighbours) or i00 for nearest."""
+        op, img = self.op, self.op.img
+        size = (int(img.widths[level]), int(img.heights[level]))
+        rw = int(img.rows[level]) // 4
+        base = int(img.offsets[level]) // 4
+        z = self._z()
+        parts = []
+        for axis in range(2):
+            length = size[axis]
+            c = self.coords[axis]
+            wrap = op.wrap[axis]
+            if linear:
+                f = c * F32(length * 256)
+                f -= F32(128.0)  # rint(x) - 128 == rint(x - 128) below 2**23
+                np.rint(f, out=f)
+                with np.errstate(invalid="ignore"):
+                    fi = f.astype(I32)
+                i0 = fi >> 8
+                w = (fi & 255).view(U32)
+                if wrap == TexWrap.REPEAT:
+                    i0 &= length - 1
+                    step = np.where(i0 == length - 1, 1 - length, 1)
+                else:
+                    step = (i0 >= 0) & (i0 < length - 1)
+                    np.clip(i0, 0, length - 1, out=i0)
+                parts.append((i0, step, w))
+            else:
+                i0 = _ifloor(c * F32(length))
+                if wrap == TexWrap.REPEAT:
+                    i0 &= length - 1
+                else:
+                    np.clip(i0, 0, length - 1, out=i0)
+                parts.append((i0, None, None))
+        idx = np.multiply(parts[1][0], rw, dtype=np.intp)
+        idx += parts[0][0]
+        idx += base
+        if z is not None:
+            idx += np.multiply(z, int(img.lstrides[level]) // 4, dtype=np.intp)
+        if not linear:
+            return idx
+        dy = parts[1][1]
+        dy = dy * rw if dy.dtype != bool else np.where(dy, rw, 0)
+        return idx, parts[0][1], dy, parts[0][2], parts[1][2]
+
     def _aos_linear(self, level: Any) -> np.ndarray:
         op, img = self.op, self.op.img
+        if self._fast_2d(level):
+            idx, dx, dy, ws, wt = self._fast_index(level, True)
+            words = img._typed[4]
+            t00 = np.take(words, idx)
+            idx += dx
+            t01 = np.take(words, idx)
+            idx += dy
+            t11 = np.take(words, idx)
+            idx -= dx
+            t10 = np.take(words, idx)
+            return _bilerp8(ws, wt, t00, t01, t10, t11)
         dims = op.dims
         size = self._sizes(level)
         pos0: list[Any] = []

@@ -60,6 +60,9 @@ class FragmentState:
     # The shader takes derivatives (DDX/DDY, or sampling with an implicit LOD):
     # its lanes must come in 2x2 quads.  Otherwise one lane per covered pixel.
     needs_quads: bool = True
+    # Depth can be tested before shading: the shader writes no depth or
+    # stencil and never kills, and neither alpha test nor stencil is on.
+    early_z: bool = False
 
     @property
     def depth_enabled(self) -> bool:

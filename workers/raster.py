@@ -32,11 +32,13 @@ touches its own band of the framebuffer.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
 from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
 from gallium.numpipe.setup import F32, fma32
+from gallium.pipe.enums import CompareFunc
 from gallium.tgsi.compiler import ExecEnv
 
 from .fragment import FragmentState, compare, depth_stencil, write_color
@@ -500,9 +502,176 @@ def _pixel_batch(scene, state, ts, ids, ya, yb, x0, x1, band) -> None:
     py = y[pair]
     tri = ids[pk[pair]]
     geom = _PixelGeom(px, py, tri)
+    if state.early_z:
+        _early_z_batch(scene, state, ts, geom, band)
+        return
     outputs, kill, z = _shade(state, ts, geom, px.size, None, None)
     alive = None if kill is None else ~kill
     _resolve_and_write(scene, state, ts, geom, tri, px, py, alive, outputs, z, band)
+
+
+_scratch = threading.local()
+_UNSET = np.iinfo(np.int64).max
+
+
+def _scratch_array(size: int) -> np.ndarray:
+    """A per-thread int64 array of at least ``size`` entries indexed by band pixel.
+
+    Users set the entries at the keys they touch before using them and put
+    ``_UNSET`` back afterwards, so the array never needs clearing (a band can
+    hold millions of pixels).
+    """
+    arr = getattr(_scratch, "arr", None)
+    if arr is None or arr.size < size:
+        arr = np.full(max(size, 1 << 16), _UNSET, np.int64)
+        _scratch.arr = arr
+    return arr
+
+
+def _pixel_keys(scene, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    return (py % scene.band_rows) * scene.width + px
+
+
+def _layers(scene, px: np.ndarray, py: np.ndarray) -> list[np.ndarray] | None:
+    """Split fragments (ordered by triangle) into layers of distinct pixels.
+
+    Layer k holds the k-th fragment of every pixel, in order: each wave takes
+    every pixel's first remaining fragment (a scatter-min of fragment
+    indices).  Returns None when no pixel repeats (one layer: everything).
+    """
+    n = px.size
+    key = _pixel_keys(scene, px, py)
+    firsts = _scratch_array(scene.band_rows * scene.width)
+    remaining = np.arange(n)
+    layers = []
+    while remaining.size:
+        k = key[remaining]
+        firsts[k] = n
+        np.minimum.at(firsts, k, remaining)
+        is_first = firsts[k] == remaining
+        firsts[k] = _UNSET
+        if not layers and is_first.all():
+            return None
+        layers.append(remaining[is_first])
+        remaining = remaining[~is_first]
+    return layers
+
+
+def _early_z_batch(scene, state: FragmentState, ts, geom, band: int) -> None:
+    """Depth-test first, shade only what survives (llvmpipe's early depth test).
+
+    Allowed when the shader cannot change a fragment's fate (no depth or
+    stencil output, no KILL) and neither alpha test nor stencil is on: then
+    testing before shading gives the same result, and colour interpolation
+    is spent only on fragments that are written.
+    """
+    px, py, tri = geom.px, geom.py, geom.tq
+    z = geom.plane_exact(ts.z[tri])
+    if _opaque_winners_possible(state):
+        winners = _depth_winners(scene, state, px, py, z)
+        if winners is not None:
+            if winners.size:
+                sgeom = _PixelGeom(px[winners], py[winners], tri[winners])
+                outputs, _, _ = _shade(state, ts, sgeom, winners.size, None, None)
+                _colour_writes(scene, state, (sgeom.py, sgeom.px), False, None, outputs)
+            return
+    layers = _layers(scene, px, py) or [np.arange(px.size)]
+    survivors = []
+    for m in layers:
+        zl = z[m] if np.ndim(z) else z
+        passed = depth_stencil(state, scene.zsbuf, (py[m], px[m]), False, None, zl, None, None)
+        count = int(np.count_nonzero(passed))
+        scene.stats_fragments[band] += count
+        for counter in state.counters:
+            counter.add(count)
+        survivors.append(m[passed])
+    sizes = [s.size for s in survivors]
+    if not any(sizes):
+        return
+    keep = np.concatenate(survivors)
+    sgeom = _PixelGeom(px[keep], py[keep], tri[keep])
+    outputs, _, _ = _shade(state, ts, sgeom, keep.size, None, None)
+    start = 0
+    for n in sizes:
+        if n:
+            sl = slice(start, start + n)
+            _colour_writes(
+                scene, state, (sgeom.py[sl], sgeom.px[sl]), False, None,
+                {r: stack[:, sl] for r, stack in outputs.items()},
+            )  # fmt: skip
+        start += n
+
+
+_MIN_FUNCS = {int(CompareFunc.LESS): False, int(CompareFunc.LEQUAL): True}
+_MAX_FUNCS = {int(CompareFunc.GREATER): False, int(CompareFunc.GEQUAL): True}
+
+
+def _opaque_winners_possible(state: FragmentState) -> bool:
+    """Depth-tested, depth-writing, unblended, uncounted: the last write wins."""
+    d = state.dsa.depth
+    f = int(d.func)
+    return (
+        d.writemask
+        and (f in _MIN_FUNCS or f in _MAX_FUNCS)
+        and not state.counters
+        and not state.blend_enabled
+    )
+
+
+def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
+    """Closed form of a sequence of opaque depth-tested writes per pixel.
+
+    With LESS, fragment i passes iff z_i < min(buffer, z_1..z_i-1), so the
+    pixel ends with the *first* fragment holding the minimum depth (if it
+    beats the buffer); with LEQUAL the *last* one; GREATER/GEQUAL mirror
+    that.  Depths are compared in the buffer's quantised form, exactly as
+    the sequential test would.  Writes the depth buffer; returns the winning
+    fragments' indices (one per pixel), or None for a format this does not
+    handle.
+    """
+    zs = scene.zsbuf
+    layout = zs.layout
+    if layout.z_float or layout.split or (layout.s_bits and layout.z_shift):
+        return None
+    f = int(state.dsa.depth.func)
+    use_min = f in _MIN_FUNCS
+    take_last = _MIN_FUNCS.get(f, _MAX_FUNCS.get(f))
+    lo, hi = state.depth_clamp
+    maxv = F32((1 << layout.z_bits) - 1)
+    if np.ndim(z):
+        zc = np.clip(z, F32(lo), F32(hi))
+        zc *= maxv
+        zq = np.rint(zc, out=zc).astype(np.int64)
+    else:
+        zq = np.full(px.size, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
+    n = px.size
+    key = _pixel_keys(scene, px, py)
+    words = zs.words[py, px]
+    zmask = (1 << layout.z_bits) - 1
+    stored = (words.astype(np.int64) >> layout.z_shift) & zmask
+    best = _scratch_array(scene.band_rows * scene.width)
+    # best depth per pixel, starting from the buffer's value
+    best[key] = stored
+    (np.minimum if use_min else np.maximum).at(best, key, zq)
+    bz = best[key]
+    cand = zq == bz
+    if take_last:
+        cand &= (zq <= stored) if use_min else (zq >= stored)
+    else:
+        cand &= (zq < stored) if use_min else (zq > stored)
+    idx = np.nonzero(cand)[0]
+    best[key] = -1 if take_last else n
+    ck = key[idx]
+    (np.maximum if take_last else np.minimum).at(best, ck, idx)
+    winners = idx[best[ck] == idx]
+    best[key] = _UNSET
+    if winners.size:
+        wy, wx = py[winners], px[winners]
+        new = zq[winners].astype(words.dtype) << np.asarray(layout.z_shift, words.dtype)
+        if layout.s_bits:
+            new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
+        zs.words[wy, wx] = new
+    return winners
 
 
 def _quad_batch(scene, state, ts, ids, ya, yb, x0, x1, band) -> None:
@@ -558,20 +727,11 @@ def _resolve_and_write(scene, state, ts, geom, tri, px, py, alive, outputs, z, b
         outputs = {r: stack[:, sel] for r, stack in outputs.items()}
         z = z[sel] if np.ndim(z) else z
     facing = ts.facing[tri]
-    key = py * scene.width + px
-    order = np.argsort(key, kind="stable")
-    skey = key[order]
-    new_group = np.empty(skey.size, bool)
-    new_group[0] = True
-    new_group[1:] = skey[1:] != skey[:-1]
-    if new_group.all():
+    layers = _layers(scene, px, py)
+    if layers is None:
         _fragment_ops(scene, state, (py, px), False, None, outputs, z, facing, band)
         return
-    group_start = np.maximum.accumulate(np.where(new_group, np.arange(skey.size), 0))
-    rank = np.empty(skey.size, np.int64)
-    rank[order] = np.arange(skey.size) - group_start
-    for layer in range(int(rank.max()) + 1):
-        m = np.nonzero(rank == layer)[0]
+    for m in layers:
         _fragment_ops(
             scene,
             state,
@@ -617,6 +777,11 @@ def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs,
         counter.add(count)
     if count == 0:
         return
+    _colour_writes(scene, state, idx, dense, alive, outputs)
+
+
+def _colour_writes(scene, state: FragmentState, idx, dense: bool, alive, outputs) -> None:
+    """Blend and write every bound colour buffer for the given pixels."""
     src1_reg = getattr(state, "src1_output", None)
     for i, target in enumerate(scene.cbufs):
         if target is None or i >= len(state.color_outputs):

@@ -1162,6 +1162,16 @@ class NumpipeContext:
             counters=counters,
             needs_quads=_needs_quads(fs.shader),
         )
+        dsa = self._dsa.state
+        st.early_z = bool(
+            scene.zsbuf is not None
+            and dsa.depth.enabled
+            and not dsa.stencil[0].enabled
+            and not dsa.alpha.enabled
+            and depth_out is None
+            and stencil_out is None
+            and not kern.uses_kill
+        )
         if blend.uses_src1:
             st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
         return st

@@ -573,11 +573,20 @@ def _swizzle(chans: list[Any], swz: tuple[int, ...], n: int) -> list[Any]:
     return out
 
 
-def _quad_tl(x: np.ndarray, quad_shape: tuple[int, int]) -> np.ndarray:
-    """Broadcast each quad's top-left lane to its four lanes."""
+def _quad_diffs(x: np.ndarray, quad_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Coarse derivatives, one per quad: (top-right - top-left, bottom-left - top-left)."""
     a, b = quad_shape
     q = x.reshape(a, 2, b, 2)
-    return np.ascontiguousarray(np.broadcast_to(q[:, :1, :, :1], q.shape)).reshape(-1)
+    dx = (q[:, 0, :, 1] - q[:, 0, :, 0]).astype(F32).reshape(-1)
+    dy = (q[:, 1, :, 0] - q[:, 0, :, 0]).astype(F32).reshape(-1)
+    return dx, dy
+
+
+def _expand(v: np.ndarray, quad_shape: tuple[int, int]) -> np.ndarray:
+    """One value per quad -> the quad's four lanes."""
+    a, b = quad_shape
+    q = v.reshape(a, 1, b, 1)
+    return np.ascontiguousarray(np.broadcast_to(q, (a, 2, b, 2))).reshape(-1)
 
 
 def _quad_derivs(x: np.ndarray, quad_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -986,6 +995,7 @@ class _SampleOp:
         else:
             # Lanes in cache-sized chunks: every temporary stays in L2.
             chans = []
+            block = np.empty((4, n), F32) if self.aos else None
             for start in range(0, n, _CHUNK):
                 sl = slice(start, min(n, start + _CHUNK))
                 part = self._filter(
@@ -994,11 +1004,17 @@ class _SampleOp:
                     _pick(level1, sl),
                     _pick(fpart, sl),
                     _pick(positive, sl),
+                    None if block is None else block[:, sl],
                 )
                 if not chans:
                     chans = [np.empty(n, p.dtype) for p in part]
-                for dst, src in zip(chans, part):
-                    dst[sl] = src
+                    if block is not None:
+                        # unpacked byte channels land in block's rows directly
+                        order = _byte_order(self.fi)
+                        chans = [block[b] if b >= 0 else chans[i] for i, b in enumerate(order)]
+                for i, (dst, src) in enumerate(zip(chans, part)):
+                    if block is None or _byte_order(self.fi)[i] < 0:
+                        dst[sl] = src
         if self.op == "gather":
             return [np.ascontiguousarray(c) for c in chans]
         return _swizzle(chans, img.view.swizzle, n)
@@ -1030,7 +1046,9 @@ class _SampleOp:
 
     def _lod(self, coords: list[Any], derivs: Any, implicit_from_face: bool) -> Any:
         """lp_build_sample_common's LOD part: returns (level0, level1, lod_fpart,
-        lod_positive), or the LODQ answer."""
+        lod_positive) per lane (or as scalars when uniform), or the LODQ answer.
+
+        Implicit LODs are computed once per quad and expanded at the end."""
         req, n, img = self.req, self.n, self.img
         first, last = img.first_level, img.last_level
         is_lodq = self.op == "lod"
@@ -1043,15 +1061,19 @@ class _SampleOp:
             explicit, lod_in = True, np.zeros(n, F32)  # no quads: level 0
         else:
             lod_in = _f32(req.lod, n) if explicit else None
-        lod_ipart = None
-        positive = None
+        quads = None  # quad_shape when the values below are one per quad
         if self.min_max_lod_equal and not is_lodq:
-            lod = np.full(n, self.min_lod, F32)
+            lod = np.full(1, self.min_lod, F32)
+            quads = "uniform"
         else:
             if explicit:
                 lod = lod_in
             else:
-                rho, squared = self._rho(coords, derivs, implicit_from_face)
+                rho, squared, per_quad = self._rho(coords, derivs, implicit_from_face)
+                if per_quad and (bias is not None or is_lodq):
+                    rho = _expand(rho, req.quad_shape)
+                    per_quad = False
+                quads = req.quad_shape if per_quad else None
                 special = (
                     bias is None
                     and not is_lodq
@@ -1065,8 +1087,7 @@ class _SampleOp:
                         lod_ipart = (_exponent(rho, 1) >> 1).astype(I32)
                     else:
                         lod_ipart = _exponent((rho * _SQRT2).astype(F32), 0).astype(I32)
-                    positive = rho > _ONE
-                    return self._levels(lod_ipart, None, positive)
+                    return self._levels(lod_ipart, None, rho > _ONE, quads)
                 if not squared:
                     rho = (rho * rho).astype(F32)
                 lg = _log2(rho) if is_lodq else _fast_log2(rho)
@@ -1092,11 +1113,14 @@ class _SampleOp:
         positive = lod > _ZERO
         if self.mip_f == MipFilter.LINEAR:
             ipart, fpart = _ifloor_fract(lod)
-            return self._levels(ipart, fpart, positive)
-        return self._levels(_iround(lod), None, positive)
+            return self._levels(ipart, fpart, positive, quads)
+        return self._levels(_iround(lod), None, positive, quads)
 
-    def _rho(self, coords: list[Any], derivs: Any, from_face: bool) -> tuple[np.ndarray, bool]:
-        """lp_build_rho with no_rho_approx: the squared scale factor (dims > 1) or rho."""
+    def _rho(
+        self, coords: list[Any], derivs: Any, from_face: bool
+    ) -> tuple[np.ndarray, bool, bool]:
+        """lp_build_rho with no_rho_approx: (rho^2 for dims > 1 else rho, squared,
+        one value per quad)."""
         req, img, dims = self.req, self.img, self.dims
         first = img.first_level
         size = [F32(img.widths[first]), F32(img.heights[first]), F32(img.depths[first])]
@@ -1127,15 +1151,20 @@ class _SampleOp:
                 and req.bias is None
                 and req.quad_shape is not None
             ):
-                rho = _quad_tl(rho, req.quad_shape)
-            return rho, squared
+                a, b = req.quad_shape
+                return (
+                    np.ascontiguousarray(rho.reshape(a, 2, b, 2)[:, 0, :, 0]).reshape(-1),
+                    squared,
+                    True,
+                )
+            return rho, squared, False
         assert req.quad_shape is not None
         qs = req.quad_shape
-        dsx, dsy = _quad_derivs(coords[0], qs)
+        dsx, dsy = _quad_diffs(coords[0], qs)
         if dims == 1:
             rho = (np.maximum(np.abs(dsx), np.abs(dsy)) * size[0]).astype(F32)
-            return rho, False
-        dtx, dty = _quad_derivs(coords[1], qs)
+            return rho, False, True
+        dtx, dty = _quad_diffs(coords[1], qs)
         a = (dsx * size[0]).astype(F32)
         b = (dsy * size[0]).astype(F32)
         c = (dtx * size[1]).astype(F32)
@@ -1143,32 +1172,58 @@ class _SampleOp:
         rx = ((a * a).astype(F32) + (c * c).astype(F32)).astype(F32)
         ry = ((b * b).astype(F32) + (d * d).astype(F32)).astype(F32)
         if dims > 2:
-            drx, dry = _quad_derivs(coords[2], qs)
+            drx, dry = _quad_diffs(coords[2], qs)
             e = (drx * size[2]).astype(F32)
             f = (dry * size[2]).astype(F32)
             rx = (rx + (e * e).astype(F32)).astype(F32)
             ry = (ry + (f * f).astype(F32)).astype(F32)
-        return np.maximum(rx, ry).astype(F32), True
+        return np.maximum(rx, ry).astype(F32), True, True
 
-    def _levels(self, ipart: np.ndarray, fpart: Any, positive: Any) -> tuple[Any, Any, Any, Any]:
+    def _levels(
+        self, ipart: np.ndarray, fpart: Any, positive: Any, quads: Any
+    ) -> tuple[Any, Any, Any, Any]:
+        """Mip levels from the integer lod (lp_build_nearest_mip_level /
+        lp_build_linear_mip_levels); expands per-quad values to lanes."""
         first, last = self.img.first_level, self.img.last_level
         if self.mip_f == MipFilter.NONE:
-            return first, None, None, positive
+            return first, None, None, self._lanes(positive, quads)
         level = ipart.astype(np.int64) + first
         if self.mip_f == MipFilter.NEAREST:
-            return _uniform(np.clip(level, first, last)), None, None, positive
+            l0 = _uniform(np.clip(level, first, last))
+            return self._lanes(l0, quads), None, None, self._lanes(positive, quads)
         low = level < first
         high = level >= last
         l0 = np.where(low, first, np.where(high, last, level))
         l1 = np.where(low, first, np.where(high, last, level + 1))
         f = np.where(low | high, _ZERO, fpart).astype(F32)
-        return _uniform(l0), _uniform(l1), f, positive
+        return (
+            self._lanes(_uniform(l0), quads),
+            self._lanes(_uniform(l1), quads),
+            self._lanes(f, quads),
+            self._lanes(positive, quads),
+        )
+
+    def _lanes(self, v: Any, quads: Any) -> Any:
+        """Per-quad (or single uniform) values -> per-lane values; scalars stay."""
+        if quads is None or np.ndim(v) == 0:
+            return v
+        if quads == "uniform":
+            return np.full(self.n, v[0], v.dtype) if v.size == 1 else v
+        return _expand(v, quads)
 
     # -- filtering -------------------------------------------------------------------
 
-    def _filter(self, ctx: _Taps, level0: Any, level1: Any, fpart: Any, positive: Any) -> Any:
+    def _filter(
+        self,
+        ctx: _Taps,
+        level0: Any,
+        level1: Any,
+        fpart: Any,
+        positive: Any,
+        out: np.ndarray | None = None,
+    ) -> Any:
         if self.min_f == self.mag_f:
-            return self._mipmap(ctx, self.min_f, self.mip_f, level0, level1, fpart, None)
+            return self._mipmap(ctx, self.min_f, self.mip_f, level0, level1, fpart, None, out)
         return self._min_mag(ctx, level0, level1, fpart, positive)
 
     def _min_mag(self, ctx: _Taps, level0: Any, level1: Any, fpart: Any, positive: Any) -> Any:
@@ -1199,8 +1254,10 @@ class _SampleOp:
         level1: Any,
         fpart: Any,
         lanes: np.ndarray | None,
+        out: np.ndarray | None = None,
     ) -> list[Any]:
-        """Sample one or two levels (lp_build_sample_mipmap) for ``lanes`` (None: all)."""
+        """Sample one or two levels (lp_build_sample_mipmap) for ``lanes`` (None: all);
+        8-bit results are unpacked into ``out`` (4, lanes) when given."""
         sub = ctx.subset(lanes)
         l0 = _pick(level0, lanes)
         c0 = sub.image(img_f, l0)
@@ -1234,7 +1291,7 @@ class _SampleOp:
                         for a, b in zip(c0, c1):
                             a[idx] = _lerp(fw, a[idx], b)
         if ctx.aos:
-            return _unpack8(c0, self.fi)
+            return _unpack8(c0, self.fi, out)
         return c0
 
 
@@ -1309,11 +1366,18 @@ def _bilerp8(ws: Any, wt: Any, t00: Any, t01: Any, t10: Any, t11: Any) -> np.nda
     return planes[0]
 
 
-def _unpack8(words: np.ndarray, fi: _FormatInfo) -> list[Any]:
-    """Packed words -> four float32 channels, ``float(byte) * fl32(1/255)``."""
-    order = fi.rgba8_bytes if fi.rgba8_bytes is not None else (0, 1, 2, 3)
+def _byte_order(fi: _FormatInfo) -> tuple[int, ...]:
+    """Byte of the packed word feeding R, G, B, A (-1: zero, -2: one)."""
+    return fi.rgba8_bytes if fi.rgba8_bytes is not None else (0, 1, 2, 3)
+
+
+def _unpack8(words: np.ndarray, fi: _FormatInfo, out: np.ndarray | None = None) -> list[Any]:
+    """Packed words -> four float32 channels, ``float(byte) * fl32(1/255)``
+    (written to ``out``, shape (4, n), when given)."""
+    order = _byte_order(fi)
     n = words.shape[0]
-    out = np.empty((4, n), F32)
+    if out is None:
+        out = np.empty((4, n), F32)
     np.multiply(words.view(np.uint8).reshape(n, 4).T, F32(1.0 / 255.0), out=out)
     chans = []
     for b in order:
@@ -1463,7 +1527,8 @@ class _Taps:
                     i0 &= length - 1
                     step = np.where(i0 == length - 1, 1 - length, 1)
                 else:
-                    step = (i0 >= 0) & (i0 < length - 1)
+                    # 0 <= i0 < length - 1 in one unsigned compare
+                    step = i0.view(U32) < U32(length - 1)
                     np.clip(i0, 0, length - 1, out=i0)
                 parts.append((i0, step, w))
             else:
@@ -1480,8 +1545,7 @@ class _Taps:
             idx += np.multiply(z, int(img.lstrides[level]) // 4, dtype=np.intp)
         if not linear:
             return idx
-        dy = parts[1][1]
-        dy = dy * rw if dy.dtype != bool else np.where(dy, rw, 0)
+        dy = np.multiply(parts[1][1], rw, dtype=np.intp)
         return idx, parts[0][1], dy, parts[0][2], parts[1][2]
 
     def _aos_linear(self, level: Any) -> np.ndarray:

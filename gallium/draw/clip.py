@@ -72,6 +72,11 @@ def plane_table(
 def _dot4(v: np.ndarray, p: np.ndarray) -> np.ndarray:
     """float32 ``v.x*p.x + v.y*p.y + v.z*p.z + v.w*p.w``, summed left to right."""
     v = v.astype(F32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _dot4_f32(v, p)
+
+
+def _dot4_f32(v: np.ndarray, p: np.ndarray) -> np.ndarray:
     s = (v[..., 0] * p[0]).astype(F32)
     s = (s + (v[..., 1] * p[1]).astype(F32)).astype(F32)
     s = (s + (v[..., 2] * p[2]).astype(F32)).astype(F32)
@@ -113,177 +118,196 @@ def clip_triangles(
         keep = plain
         return ClippedGeometry(pos, win, oow, attrs, tris[keep], prim_ids[keep])
 
-    clipper = _PolygonClipper(
-        pos, win, oow, attrs, planes, active, interp, flatshade_first, scale, translate
-    )
-    fans: list[tuple[int, np.ndarray]] = []
-    for t in np.nonzero(needs)[0]:
-        fan = clipper.clip(tris[t], int(or_mask[t]))
-        if fan is not None:
-            fans.append((int(t), fan))
-    plain_idx = np.nonzero(plain)[0]
-    parts_t = [tris[plain_idx]]
-    parts_i = [prim_ids[plain_idx]]
-    keys = [plain_idx]
-    for t, fan in fans:
-        parts_t.append(fan)
-        parts_i.append(np.full(fan.shape[0], prim_ids[t]))
-        keys.append(np.full(fan.shape[0], t))
-    order = np.argsort(np.concatenate(keys), kind="stable")
-    new_pos, new_win, new_oow, new_attr = clipper.new_vertices()
-    return ClippedGeometry(
-        np.concatenate([pos, new_pos]),
-        np.concatenate([win, new_win]),
-        np.concatenate([oow, new_oow]),
-        np.concatenate([attrs, new_attr]),
-        np.concatenate(parts_t)[order],
-        np.concatenate(parts_i)[order],
+    return _clip_polygons(
+        pos,
+        win,
+        oow,
+        attrs,
+        tris,
+        prim_ids,
+        plain,
+        needs,
+        or_mask,
+        planes=planes,
+        active=active,
+        interp=interp,
+        flatshade_first=flatshade_first,
+        scale=scale,
+        translate=translate,
     )
 
 
-class _PolygonClipper:
-    """Clips one triangle at a time; new vertices accumulate in lists."""
+class _VertexTable:
+    """The vertex arrays plus the vertices clipping creates, appended in chunks."""
 
-    def __init__(
-        self, pos, win, oow, attrs, planes, active, interp, flatshade_first, scale, translate
-    ):
+    def __init__(self, pos, win, oow, attrs):
         self.pos, self.win, self.oow, self.attrs = pos, win, oow, attrs
-        self.planes = planes
-        self.active = active
-        self.flat = [i for i, m in enumerate(interp) if m == "constant"]
-        self.linear = [i for i, m in enumerate(interp) if m == "linear"]
-        self.persp = [i for i, m in enumerate(interp) if m == "perspective"]
-        self.flatshade_first = flatshade_first
-        self.scale = np.asarray(scale, F32)
-        self.translate = np.asarray(translate, F32)
         self.base = pos.shape[0]
-        self.vpos: list[np.ndarray] = []
-        self.vwin: list[np.ndarray] = []
-        self.voow: list[F32] = []
-        self.vattr: list[np.ndarray] = []
 
-    # A polygon vertex is ("old", index) or ("new", record) while clipping.
+    def append(self, pos, win, oow, attrs) -> np.ndarray:
+        first = self.pos.shape[0]
+        self.pos = np.concatenate([self.pos, pos])
+        self.win = np.concatenate([self.win, win])
+        self.oow = np.concatenate([self.oow, oow])
+        self.attrs = np.concatenate([self.attrs, attrs])
+        return np.arange(first, first + pos.shape[0])
 
-    def _get(self, v):
-        if v[0] == "old":
-            i = v[1]
-            return self.pos[i], self.attrs[i]
-        return v[1]["pos"], v[1]["attr"]
 
-    def _interp(self, t: F32, out_v, in_v):
-        """LINTERP(t, out, in) = out + t*(in - out) for position and attributes."""
-        t = F32(t)
-        p_out, a_out = self._get(out_v)
-        p_in, a_in = self._get(in_v)
-        pos = (p_out + t * (p_in - p_out).astype(F32)).astype(F32)
-        w_oow = F32(F32(1.0) / pos[3])
-        win = ((pos[:3] * w_oow).astype(F32) * self.scale).astype(F32) + self.translate
-        attr = a_out.copy()
-        if self.persp:
-            p = self.persp
-            attr[p] = (a_out[p] + t * (a_in[p] - a_out[p]).astype(F32)).astype(F32)
-        if self.linear:
-            t_np = t
+def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
+    """LINTERP(t, out, in) = ``out + t*(in - out)`` for many new vertices at once.
+
+    Every operation is a float32 operation, as in draw_pipe_clip.c's interp();
+    ``linear`` attributes get the screen-space ``t`` of the first of x, y that
+    differs between the endpoints (draw's noperspective correction).
+    """
+    t = t.astype(F32)
+    p_out, p_in = table.pos[out_i], table.pos[in_i]
+    tc = t[:, None]
+    pos = p_out + tc * (p_in - p_out)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w_oow = F32(1.0) / pos[:, 3]
+        win = (pos[:, :3] * w_oow[:, None]) * scale + translate
+        attr = table.attrs[out_i].copy()
+        a_out, a_in = table.attrs[out_i], table.attrs[in_i]
+        if persp:
+            attr[:, persp] = a_out[:, persp] + tc[:, :, None] * (a_in[:, persp] - a_out[:, persp])
+        if lin:
+            t_np = t.copy()
+            done = np.zeros(t.shape[0], bool)
             for k in range(2):
-                if p_in[k] != p_out[k]:
-                    in_c = F32(p_in[k] / p_in[3])
-                    out_c = F32(p_out[k] / p_out[3])
-                    dst_c = F32(pos[k] / pos[3])
-                    t_np = F32((dst_c - out_c) / (in_c - out_c))
-                    break
-            lin = self.linear
-            attr[lin] = (a_out[lin] + t_np * (a_in[lin] - a_out[lin]).astype(F32)).astype(F32)
-        return ("new", {"pos": pos, "win": win.astype(F32), "oow": w_oow, "attr": attr.astype(F32)})
+                pick = ~done & (p_in[:, k] != p_out[:, k])
+                if pick.any():
+                    in_c = p_in[pick, k] / p_in[pick, 3]
+                    out_c = p_out[pick, k] / p_out[pick, 3]
+                    dst_c = pos[pick, k] / pos[pick, 3]
+                    t_np[pick] = (dst_c - out_c) / (in_c - out_c)
+                done |= pick
+            tn = t_np[:, None, None]
+            attr[:, lin] = a_out[:, lin] + tn * (a_in[:, lin] - a_out[:, lin])
+    return pos, win.astype(F32), w_oow.astype(F32), attr
 
-    def _dist(self, v, plane: int) -> F32:
-        p, _ = self._get(v)
-        return _dot4(p[None, :], self.planes[plane])[0]
 
-    def clip(self, tri: np.ndarray, mask: int) -> np.ndarray | None:
-        inlist = [("old", int(i)) for i in tri]
-        remaining = mask
-        while remaining and len(inlist) >= 3:
-            j = (remaining & -remaining).bit_length() - 1
-            remaining &= remaining - 1
-            plane = self.active[j]
-            n = len(inlist)
-            ring = [*inlist, inlist[0]]
-            prev = ring[0]
-            dp_prev = self._dist(prev, plane)
-            if not np.isfinite(dp_prev):
-                return None
-            out = []
-            for i in range(1, n + 1):
-                v = ring[i]
-                dp = self._dist(v, plane)
-                if not np.isfinite(dp):
-                    return None
-                if dp_prev >= 0:
-                    out.append(prev)
-                    different = dp < 0
-                else:
-                    different = not (dp < 0)
-                if different:
-                    denom = F32(dp - dp_prev)
-                    if dp < 0:  # going out
-                        if -dp < dp_prev:
-                            out.append(self._interp(F32(dp / denom), v, prev))
-                        else:
-                            out.append(self._interp(F32(-dp_prev / denom), prev, v))
-                    else:  # coming back in
-                        if -dp_prev < dp:
-                            out.append(self._interp(F32(-dp_prev / denom), prev, v))
-                        else:
-                            out.append(self._interp(F32(dp / denom), v, prev))
-                prev, dp_prev = v, dp
-            inlist = out
-        if len(inlist) < 3:
-            return None
-        provoking = int(tri[0] if self.flatshade_first else tri[2])
-        if self.flat and inlist[0] != ("old", provoking):
-            p, a = self._get(inlist[0])
-            if inlist[0][0] == "old":
-                idx = inlist[0][1]
-                rec = {"pos": p, "win": self.win[idx], "oow": self.oow[idx], "attr": a.copy()}
-            else:
-                rec = dict(inlist[0][1])
-                rec["attr"] = rec["attr"].copy()
-            rec["attr"][self.flat] = self.attrs[provoking][self.flat]
-            inlist[0] = ("new", rec)
-        ids = [self._index(v) for v in inlist]
-        k = len(ids)
-        fan = []
-        for i in range(2, k):
-            if self.flatshade_first:
-                fan.append((ids[0], ids[i - 1], ids[i]))
-            else:
-                fan.append((ids[i - 1], ids[i], ids[0]))
-        return np.asarray(fan, np.int64)
+def _clip_polygons(
+    pos,
+    win,
+    oow,
+    attrs,
+    tris,
+    prim_ids,
+    plain,
+    needs,
+    or_mask,
+    *,
+    planes,
+    active,
+    interp,
+    flatshade_first,
+    scale,
+    translate,
+) -> ClippedGeometry:
+    """Sutherland-Hodgman on every triangle that needs it at once.
 
-    def _index(self, v) -> int:
-        if v[0] == "old":
-            return v[1]
-        rec = v[1]
-        if "index" not in rec:
-            rec["index"] = self.base + len(self.vpos)
-            self.vpos.append(rec["pos"])
-            self.vwin.append(rec["win"])
-            self.voow.append(rec["oow"])
-            self.vattr.append(rec["attr"])
-        return rec["index"]
+    Polygons are rows of vertex indices (padded, with a count per row); each
+    plane of a polygon's original clip mask is applied in order, as draw does.
+    For an edge ``prev -> v`` the output gets ``prev`` when it is inside
+    (distance >= 0) and a new vertex when exactly one end is outside, so the
+    rows come out in the same order as draw's per-polygon loop.
+    """
+    flat = [i for i, m in enumerate(interp) if m == "constant"]
+    lin = [i for i, m in enumerate(interp) if m == "linear"]
+    persp = [i for i, m in enumerate(interp) if m == "perspective"]
+    scale_v = np.asarray(scale, F32)
+    translate_v = np.asarray(translate, F32)
+    table = _VertexTable(pos, win, oow, attrs)
 
-    def new_vertices(self):
-        k = self.attrs.shape[1]
-        if not self.vpos:
-            return (
-                np.zeros((0, 4), F32),
-                np.zeros((0, 3), F32),
-                np.zeros(0, F32),
-                np.zeros((0, k, 4), F32),
-            )
-        return (
-            np.stack(self.vpos).astype(F32),
-            np.stack(self.vwin).astype(F32),
-            np.asarray(self.voow, F32),
-            np.stack(self.vattr).astype(F32),
+    src = np.nonzero(needs)[0]  # original triangle of each polygon
+    poly = tris[src].astype(np.int64)  # (S, MAXV)
+    count = np.full(src.shape[0], 3, np.int64)
+    masks = or_mask[src]
+    alive = np.ones(src.shape[0], bool)
+    for j, plane in enumerate(active):
+        rows = np.nonzero(alive & ((masks >> j) & 1).astype(bool))[0]
+        if rows.size == 0:
+            continue
+        vid = poly[rows]  # (R, MAXV)
+        n = count[rows]
+        width = vid.shape[1]
+        col = np.arange(width)
+        valid = col[None, :] < n[:, None]
+        d = _dot4(table.pos[vid], planes[plane])  # (R, MAXV)
+        bad = ~(np.isfinite(d) | ~valid).all(axis=1)
+        # the edge from column k goes to column k+1, wrapping at the row's count
+        nxt_col = np.where(col[None, :] + 1 < n[:, None], col[None, :] + 1, 0)
+        vid_n = np.take_along_axis(vid, nxt_col, axis=1)
+        d_n = np.take_along_axis(d, nxt_col, axis=1)
+        inside = d >= 0
+        cross = valid & (inside != (d_n >= 0))
+        keep = valid & inside
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            denom = d_n - d
+            # draw interpolates from the endpoint nearer the plane
+            going_out = inside
+            base_is_next = np.where(going_out, -d_n < d, ~(-d < d_n))
+            t = np.where(base_is_next, d_n / denom, -d / denom)
+        r_idx, k_idx = np.nonzero(cross)
+        out_i = np.where(base_is_next[r_idx, k_idx], vid_n[r_idx, k_idx], vid[r_idx, k_idx])
+        in_i = np.where(base_is_next[r_idx, k_idx], vid[r_idx, k_idx], vid_n[r_idx, k_idx])
+        new_ids = table.append(
+            *_interp(table, t[r_idx, k_idx], out_i, in_i, lin, persp, scale_v, translate_v)
         )
+        # lay out each row: per column, the kept vertex then the new one
+        emit = keep.astype(np.int64) + cross.astype(np.int64)
+        new_n = emit.sum(axis=1)
+        start = np.cumsum(emit, axis=1) - emit
+        out = np.zeros((rows.size, max(int(new_n.max()), 3)), np.int64)
+        kr, kk = np.nonzero(keep)
+        out[kr, start[kr, kk]] = vid[kr, kk]
+        out[r_idx, start[r_idx, k_idx] + keep[r_idx, k_idx]] = new_ids
+        if out.shape[1] > poly.shape[1]:
+            poly = np.pad(poly, ((0, 0), (0, out.shape[1] - poly.shape[1])))
+        poly[rows] = 0
+        poly[rows, : out.shape[1]] = out
+        count[rows] = new_n
+        alive[rows] &= ~bad & (new_n >= 3)
+    alive &= count >= 3
+
+    live = np.nonzero(alive)[0]
+    poly, count, src = poly[live], count[live], src[live]
+    provoking = tris[src, 0 if flatshade_first else 2]
+    if flat and live.size:
+        first = poly[:, 0]
+        fix = first != provoking
+        if fix.any():
+            rows = np.nonzero(fix)[0]
+            old = first[rows]
+            a = table.attrs[old].copy()
+            a[:, flat] = table.attrs[provoking[rows]][:, flat]
+            # a fresh vertex, so that other triangles sharing the old one keep theirs
+            poly[rows, 0] = table.append(table.pos[old], table.win[old], table.oow[old], a)
+
+    # fans: (0, i-1, i) with the first vertex provoking, or (i-1, i, 0)
+    width = poly.shape[1]
+    fr, fi = np.nonzero(np.arange(2, width)[None, :] < count[:, None])
+    fi = fi + 2
+    v0, va, vb = poly[fr, 0], poly[fr, fi - 1], poly[fr, fi]
+    fan = np.stack([v0, va, vb] if flatshade_first else [va, vb, v0], axis=1)
+
+    # drop the created vertices no fan uses, renumbering the rest
+    base = table.base
+    used_new = np.unique(fan[fan >= base])
+    remap = np.full(table.pos.shape[0] - base, -1, np.int64)
+    remap[used_new - base] = np.arange(used_new.size) + base
+    fan = np.where(fan >= base, remap[np.maximum(fan - base, 0)], fan)
+    sel = used_new
+
+    plain_idx = np.nonzero(plain)[0]
+    keys = np.concatenate([plain_idx, src[fr]])
+    order = np.argsort(keys, kind="stable")
+    return ClippedGeometry(
+        np.concatenate([pos, table.pos[sel]]),
+        np.concatenate([win, table.win[sel]]),
+        np.concatenate([oow, table.oow[sel]]),
+        np.concatenate([attrs, table.attrs[sel]]),
+        np.concatenate([tris[plain_idx], fan])[order],
+        np.concatenate([prim_ids[plain_idx], prim_ids[src[fr]]])[order],
+    )

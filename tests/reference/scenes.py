@@ -171,6 +171,37 @@ def perspective_cube(angle: float = 0.6) -> RefScene:
     )
 
 
+def near_clip(flat: bool = False) -> RefScene:
+    """The cube close enough to the eye that the near plane and all four sides cut it.
+
+    Exercises polygon clipping: new vertices on the near, left, right, top and
+    bottom planes, fans around the first clipped vertex and, flat shaded, the
+    provoking vertex's colour copied onto that first vertex.
+    """
+    corners = np.array(
+        [[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64
+    )
+    mvp = cube_mvp(0.9, 1.25, distance=1.9)
+    clip = (np.concatenate([corners, np.ones((8, 1))], axis=1) @ mvp.T).astype(F32)
+    rng = np.random.default_rng(13)
+    colors = rng.random((8, 4)).astype(F32)
+    colors[:, 3] = 1
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    tris = []
+    for a, b, c, d in faces:
+        tris += [(a, b, c), (a, c, d)]
+    return RefScene(
+        "near_clip_flat" if flat else "near_clip",
+        120,
+        96,
+        np.concatenate([clip, colors], axis=1).astype(F32),
+        indices=np.array(tris, np.uint16).reshape(-1),
+        depth="less",
+        flat=flat,
+        clear_color=(0.05, 0.05, 0.05, 1.0),
+    )
+
+
 def cube_mvp(angle: float, aspect: float, distance: float = 4.0) -> np.ndarray:
     """Perspective(60 degrees) * translate(0, 0, -distance) * rotate(angle)."""
     c, s = np.cos(angle), np.sin(angle)
@@ -223,6 +254,8 @@ def all_scenes() -> list[RefScene]:
         alpha_blend(),
         perspective_cube(),
         strip_and_fan(),
+        near_clip(),
+        near_clip(flat=True),
     ]
 
 

@@ -238,7 +238,7 @@ def depth_stencil(
 
     if write_mask.any():
         if dense:
-            np.copyto(zs.words[idx], new_words, where=write_mask)
+            store_masked(zs.words[idx], new_words, write_mask)
         else:
             sel = np.nonzero(write_mask)[0]
             zs.words[idx[0][sel], idx[1][sel]] = new_words[sel]
@@ -277,7 +277,7 @@ def _depth_only(state: FragmentState, zs: Any, idx: tuple, dense: bool, alive: A
             if layout.s_bits:
                 new |= words & np.asarray(layout.s_mask, words.dtype)
         if dense:
-            np.copyto(zs.words[idx], new, where=passed)
+            store_masked(zs.words[idx], new, passed)
         else:
             sel = np.nonzero(passed)[0]
             zs.words[idx[0][sel], idx[1][sel]] = new[sel]
@@ -288,30 +288,66 @@ def _depth_only_constant(state, zs, idx, dense: bool, alive: Any, words, z: np.f
     """Depth test/write of a constant depth: one compare against the buffer."""
     layout = zs.layout
     dsa = state.dsa
+    passed = None
     if layout.z_float:
         zq: Any = z
         stored = words
         new_word: Any = z
     else:
         zi = int(np.rint(F32(z * F32((1 << layout.z_bits) - 1))))
-        raw = words if layout.z_shift == 0 else words >> np.uint32(layout.z_shift)
-        if layout.s_bits or layout.z_shift:
-            raw = raw & np.asarray((1 << layout.z_bits) - 1, words.dtype)
-        stored = raw  # an integer compare is exact for every depth format
-        zq = np.asarray(zi, words.dtype)
         new_word = np.asarray(zi << layout.z_shift, words.dtype)
-    passed = compare(dsa.depth.func, zq, stored)
+        passed = _compare_top_field(dsa.depth.func, zi, words, layout)
+        if passed is None:
+            raw = words if layout.z_shift == 0 else words >> np.uint32(layout.z_shift)
+            if layout.s_bits or layout.z_shift:
+                raw = raw & np.asarray((1 << layout.z_bits) - 1, words.dtype)
+            stored = raw  # an integer compare is exact for every depth format
+            zq = np.asarray(zi, words.dtype)
+    if passed is None:
+        passed = compare(dsa.depth.func, zq, stored)
     if alive is not None:
         passed &= alive
     if dsa.depth.writemask:
         if not layout.z_float and layout.s_bits:
             new_word = new_word | (words & np.asarray(layout.s_mask, words.dtype))
         if dense:
-            np.copyto(zs.words[idx], new_word, where=passed)
+            store_masked(zs.words[idx], new_word, passed)
         else:
             sel = np.nonzero(passed)[0]
             zs.words[idx[0][sel], idx[1][sel]] = np.broadcast_to(new_word, passed.shape)[sel]
     return passed
+
+
+def _compare_top_field(func: int, zi: int, words: np.ndarray, layout: Any) -> Any:
+    """``zi FUNC field`` straight on the words when the depth field is their top bits.
+
+    With ``field = word >> shift``, ``zi < field`` is ``word >= (zi + 1) << shift``
+    whatever the low (stencil) bits hold, and so on: one compare per pixel.
+    Returns None when the layout or function does not allow it.
+    """
+    top = 8 * words.dtype.itemsize
+    if layout.z_shift + layout.z_bits != top:
+        return None
+    s = layout.z_shift
+    func = int(func)
+    above = (zi + 1) << s  # the smallest word whose field exceeds zi
+    if func == CompareFunc.LESS:  # zi < field
+        return words >= np.asarray(above, words.dtype) if above < 1 << top else _none(words)
+    if func == CompareFunc.LEQUAL:  # zi <= field
+        return words >= np.asarray(zi << s, words.dtype)
+    if func == CompareFunc.GREATER:  # zi > field
+        return words < np.asarray(zi << s, words.dtype)
+    if func == CompareFunc.GEQUAL:  # zi >= field
+        return words < np.asarray(above, words.dtype) if above < 1 << top else _all(words)
+    return None
+
+
+def _none(words: np.ndarray) -> np.ndarray:
+    return np.zeros(words.shape, bool)
+
+
+def _all(words: np.ndarray) -> np.ndarray:
+    return np.ones(words.shape, bool)
 
 
 # ----------------------------------------------------------------------------
@@ -326,15 +362,21 @@ _MAGIC = F32(12582912.0)
 _F255 = F32(255.0)
 
 
-def unorm8_bits(x: Any) -> Any:
-    """uint32 words whose low byte is rint(fl32(clamp(x, 0, 1) * 255)) (NaN -> 0)."""
+def unorm8_bits(x: Any, in_unit: bool = False) -> Any:
+    """uint32 words whose low byte is rint(fl32(clamp(x, 0, 1) * 255)) (NaN -> 0).
+
+    ``in_unit``: the caller knows every value is in [0, 1], so the clamp is skipped.
+    """
     if np.ndim(x) == 0:
         v = float(x)
         v = 0.0 if not v > 0.0 else min(v, 1.0)  # NaN -> 0
         return np.uint32(int(np.rint(F32(F32(v) * _F255))))
-    t = np.fmax(x, F32(0.0))
-    np.fmin(t, F32(1.0), out=t)
-    t *= _F255
+    if in_unit:
+        t = np.multiply(x, _F255, dtype=F32)
+    else:
+        t = np.fmax(x, F32(0.0))
+        np.fmin(t, F32(1.0), out=t)
+        t *= _F255
     t += _MAGIC
     return t.view(np.uint32)
 
@@ -488,11 +530,13 @@ def write_color(
     rt: RtBlendState,
     state: FragmentState,
     src1: np.ndarray | None = None,
+    in_unit: bool = False,
 ) -> None:
     """Blend (if enabled) and write one render target's colour for the live lanes.
 
     ``color`` (and ``src1``) are (4, ...) stacks: (4, h, w) for a dense
-    rectangle, (4, n) for sparse pixels.
+    rectangle, (4, n) for sparse pixels.  ``in_unit``: every colour value is
+    known to be in [0, 1].
     """
     colormask = int(rt.colormask) & 0xF
     if colormask == 0:
@@ -507,7 +551,7 @@ def write_color(
             src1 = src1[:, sel]
         alive = None
     if target.kind == "unorm8":
-        _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask)
+        _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask, in_unit)
     elif target.kind == "float32":
         _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask)
     else:
@@ -539,52 +583,73 @@ def _write_channels(
         target_arr[idx] = out
 
 
-def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
-    """4 x 8-bit UNORM targets: each pixel's bytes are assembled into one 32-bit
-    word with contiguous shifts and ORs, then stored with one masked write."""
+def _write_unorm8(
+    target, idx, dense, alive, color, rt, state, src1, colormask, in_unit=False
+) -> None:
+    """4 x 8-bit UNORM targets.
+
+    The colour's UNORM8 values are the low bytes of ``unorm8_bits`` (their low
+    16 bits, in fact, which is what the uint16 blend arithmetic reads). Each
+    pixel's four bytes are assembled into one 32-bit word in a scratch buffer
+    and the words are stored with one (masked) write.
+    """
     perm = target.perm
-    bits = unorm8_bits(color)  # (4, ...) uint32, low byte = the UNORM8 value
-    words_view = target.words[idx]  # (h, w) view (dense) or (n,) copy (sparse)
+    bits = unorm8_bits(color, in_unit)  # (4, ...) uint32, low byte = the UNORM8 value
     if rt.blend_enable:
-        src = (bits & np.uint32(0xFF)).astype(np.uint16)
-        dst = np.empty(src.shape, np.uint16)
+        src = bits.astype(np.uint16)  # the high half is 0x4B40: dropped
+        pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)
+        dst = np.empty(src.shape, np.uint8)
         for i in range(4):
             if perm[i] >= 0:
-                np.bitwise_and(words_view >> np.uint32(8 * perm[i]), np.uint32(0xFF), out=dst[i],
-                               casting="unsafe")  # fmt: skip
+                dst[i] = pixels[..., perm[i]]
             else:
                 dst[i] = 255
         s1 = None
         if src1 is not None:
-            s1 = (unorm8_bits(src1) & np.uint32(0xFF)).astype(np.uint16)
-        bits = blend_unorm8(rt, src, dst, state.blend_color, s1).astype(np.uint32)
-    else:
-        bits &= np.uint32(0xFF)
-    word = None
-    keep = 0xFFFFFFFF
-    for i in range(4):
-        if perm[i] < 0 or not colormask >> i & 1:
-            continue
-        shift = 8 * perm[i]
-        keep &= ~(0xFF << shift)
-        part = bits[i]
-        if shift:
-            part <<= np.uint32(shift)
-        if word is None:
-            word = part
-        else:
-            word |= part
-    if word is None:
+            s1 = unorm8_bits(src1).astype(np.uint16)
+        bits = blend_unorm8(rt, src, dst, state.blend_color, s1)
+    shape = bits.shape[1:]
+    channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
+    if not channels:
         return
-    if keep & 0xFFFFFFFF:
-        word |= words_view & np.uint32(keep)
+    scratch = np.empty((*shape, 4), np.uint8)
+    for i in channels:
+        np.copyto(scratch[..., perm[i]], bits[i], casting="unsafe")  # keeps the low byte
+    word = scratch.view(np.uint32).reshape(shape)
+    keep = 0xFFFFFFFF
+    for i in channels:
+        keep &= ~(0xFF << (8 * perm[i]))
+    if keep:
+        # bytes not written (masked channels, padding) come from the pixel
+        word &= np.uint32(~keep & 0xFFFFFFFF)
+        word |= target.words[idx] & np.uint32(keep)
     if dense:
-        if alive is None:
-            words_view[...] = word
-        else:
-            np.copyto(words_view, word, where=alive)
+        store_masked(target.words[idx], word, alive)
     else:
         target.words[idx] = word
+
+
+def store_masked(dst: np.ndarray, new: Any, mask: np.ndarray | None) -> None:
+    """``dst[mask] = new[mask]`` for a view ``dst`` of 4-byte words.
+
+    A masked ``np.copyto`` branches per element and costs up to 7 ns a pixel
+    on a ragged mask; selecting bits with ``dst ^= (new ^ dst) & -mask`` costs
+    about 1 ns whatever the mask looks like.
+    """
+    if mask is None or mask.all():
+        dst[...] = new
+        return
+    if dst.dtype.itemsize != 4:
+        np.copyto(dst, new, where=mask)
+        return
+    d = dst.view(np.uint32)
+    n = np.asarray(new, dst.dtype)
+    n = n.reshape(1).view(np.uint32).reshape(()) if n.ndim == 0 else n.view(np.uint32)
+    m = mask.view(np.uint8).astype(np.int32)
+    np.negative(m, out=m)
+    x = np.bitwise_xor(n, d)
+    x &= m.view(np.uint32)
+    d ^= x
 
 
 def _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:

@@ -217,11 +217,17 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
         idx,
         True,
         None if alive is None else alive[sub],
-        {k: _sub4(stack, h, w, sub) for k, stack in outputs.items()},
+        _sub_outputs(outputs, h, w, sub),
         _sub2(z, h, w, sub),
         bool(ts.facing[t]),
         band,
     )
+
+
+def _sub_outputs(outputs: Outputs, h: int, w: int, sub: tuple[slice, slice]) -> Outputs:
+    out = Outputs({k: _sub4(stack, h, w, sub) for k, stack in outputs.items()})
+    out.unit = outputs.unit
+    return out
 
 
 def _sub2(v, h: int, w: int, sub: tuple[slice, slice]):
@@ -258,6 +264,21 @@ class _DenseGeom:
         row += coef[0][:, None]
         col = coef[2][:, None] * self.fy[None, :]
         return np.add(row[:, None, :], col[:, :, None]).reshape(4, -1)
+
+    def plane4_in_unit_range(self, coef: np.ndarray) -> bool:
+        """Whether every value ``plane4(coef)`` produces lies in [0, 1] (no NaN).
+
+        Each rounding step of ``(a0 + dadx*x) + dady*y`` is monotonic in x and
+        in y, so the extremes over the rectangle are at its corners; they are
+        evaluated with the very same float32 operations.
+        """
+        fx = self.fx[[0, -1]]
+        fy = self.fy[[0, -1]]
+        row = coef[1][:, None] * fx[None, :]
+        row += coef[0][:, None]
+        col = coef[2][:, None] * fy[None, :]
+        corners = np.add(row[:, None, :], col[:, :, None])
+        return bool(((corners >= 0) & (corners <= 1)).all())
 
     def plane_exact(self, coef: np.ndarray) -> np.ndarray | np.float32:
         """fma(dady, y, fma(dadx, x, a0)), llvmpipe's exact evaluation order.
@@ -364,17 +385,20 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
             with np.errstate(divide="ignore", invalid="ignore"):
                 rcp_w = np.divide(F32(1.0), oow, out=oow)
     inputs: list = []
-    stacks: dict[int, tuple] = {}  # id(channel 0) -> (its (4, n) stack, channel list)
+    # id(channel 0) -> (its (4, n) stack, channel list, values known to be in [0, 1])
+    stacks: dict[int, tuple] = {}
     for reg, kind, slot in state.fs_inputs:
         while len(inputs) <= reg:
             inputs.append(None)
         if kind == "attr":
             coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]  # (3, 4) or (nq, 3, 4)
             stack = geom.plane4(coef)
-            if rcp_w is not None and ts.perspective[slot]:
+            divided = rcp_w is not None and ts.perspective[slot]
+            if divided:
                 stack *= rcp_w[None, :]
+            unit = geom.dense and not divided and geom.plane4_in_unit_range(coef)
             chans = [stack[c] for c in range(4)]
-            stacks[id(chans[0])] = (stack, chans)
+            stacks[id(chans[0])] = (stack, chans, unit)
             inputs[reg] = chans
         elif kind == "pos":
             px, py = geom.coords()
@@ -404,9 +428,25 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
         textures=state.textures,
     )
     res = state.kernel(env)
-    outputs = {reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()}
+    outputs = Outputs({reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()})
+    for reg, chans in res.outputs.items():
+        known = stacks.get(id(chans[0]))
+        if known is not None and known[2] and outputs[reg] is known[0]:
+            outputs.unit.add(reg)
     kill = None if res.kill is None else np.broadcast_to(res.kill, (n,))
     return outputs, kill, z
+
+
+class Outputs(dict):
+    """Output registers as (4, n) stacks, plus ``unit``: the registers whose
+    values are known to lie in [0, 1] (an interpolated input passed through
+    unchanged whose plane stays in range), which UNORM writes need not clamp."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.unit: set[int] = set()
 
 
 def _stacked(chans: list, n: int, stacks: dict[int, tuple[np.ndarray, list]]) -> np.ndarray:
@@ -790,7 +830,8 @@ def _colour_writes(scene, state: FragmentState, idx, dense: bool, alive, outputs
         if reg is None or reg not in outputs:
             continue
         src1 = outputs.get(src1_reg) if src1_reg is not None else None
-        write_color(target, idx, dense, alive, outputs[reg], state.blend[i], state, src1)
+        in_unit = reg in getattr(outputs, "unit", ())
+        write_color(target, idx, dense, alive, outputs[reg], state.blend[i], state, src1, in_unit)
 
 
 def _shape_of(idx, dense: bool) -> tuple[int, ...]:

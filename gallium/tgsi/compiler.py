@@ -4,37 +4,61 @@ Theory of operation
 -------------------
 A kernel runs one shader over N invocations ("lanes") at once: the pixels of
 a batch of quads, the vertices of a draw, the threads of a compute block.
-``compile_shader(shader)`` generates Python source once per shader (cached by
-the caller) in which every register channel is a local variable holding a
-numpy array of N lanes, or a numpy scalar when the value is uniform (constants,
-immediates, anything computed only from them).  Each TGSI instruction becomes
-a few numpy expressions; nothing is interpreted per instruction at run time.
+``compile_shader(shader)`` generates Python source once per shader (and
+caches the kernel) in which every register channel is a local variable
+holding a numpy array of N lanes, or a numpy scalar when the value is uniform
+(constants, immediates, anything computed only from them).  Each TGSI
+instruction becomes a few numpy expressions; nothing is interpreted per
+instruction or per lane at run time.  The emitters live in ``ops_alu``
+(32-bit arithmetic, logic, conversions, kill), ``ops_wide`` (doubles and
+64-bit integers), ``ops_tex`` (texture requests) and ``ops_mem`` (memory,
+barriers, geometry output); runtime helpers in :mod:`.runtime`.
 
-Registers are 32 bits viewed as float, int or uint (tgsi.rst "Basics").  The
-generator tracks which view each variable currently holds and inserts a free
-``.view()`` where an instruction reads it as another type.  At every point
-where control flow joins, all registers are brought back to the float view, so
-the static types agree on every path.
+Registers are 4 x 32 bits viewed as float, int or uint (tgsi.rst "Basics").
+The generator tracks which view each variable currently holds and inserts a
+free ``.view()`` where an instruction reads it as another type.  Wherever
+generated Python code branches (``if``/``while`` blocks), every register is
+brought back to the float view first, so the static types agree on every
+path.
 
-Control flow is per lane.  A boolean lane mask says which lanes execute; when
-it is not "all lanes", a write becomes ``where(mask, new, old)`` so an inactive
-lane never changes a register.  IF/UIF/ELSE/ENDIF narrow the mask (and a branch
-whose mask is empty is skipped outright), BGNLOOP/ENDLOOP become a Python loop
-that runs while any lane is still in the loop, BRK/CONT/RET remove lanes until
-the end of the loop / iteration / subroutine, SWITCH/CASE/DEFAULT track which
-lanes matched and fall through, and CAL inlines the subroutine body.  KILL and
-KILL_IF add active lanes to the kill mask; killed lanes keep executing (their
-results are discarded), as on hardware, so derivatives stay defined.
+Control flow is per lane.  A boolean lane mask says which lanes execute;
+when it is not "all lanes", a write becomes ``where(mask, new, old)``, so an
+inactive lane never changes a register (array registers, memory stores and
+atomics take the mask too).  IF/UIF/ELSE/ENDIF narrow the mask (a branch that
+no lane takes is skipped outright); BGNLOOP/ENDLOOP become a Python loop
+that runs while any lane is still in the loop; BRK/CONT/RET remove lanes
+until the end of the loop / iteration / subroutine; SWITCH/CASE/DEFAULT
+track which lanes matched and fall through until BRK; CAL inlines the
+subroutine body (so recursion is refused at compile time); BRA (a legacy
+forward jump) parks lanes until its target.  KILL adds active lanes to the
+kill mask; killed lanes keep executing (their results are discarded), so
+derivatives stay defined, but their stores and atomics do not land.
 
 Derivatives (DDX/DDY and the _FINE forms) work on 2x2 quads: the lanes of a
-fragment kernel are laid out so that reshaping them to ``(A, 2, B, 2)`` gives
-``[quad_row, y_in_quad, quad_column, x_in_quad]`` (see ``ExecEnv.quad_shape``).
-Texture, image, buffer and memory opcodes call methods of the ``ExecEnv`` the
-driver passes in, so the compiler knows nothing about resources.
+fragment kernel are laid out so that reshaping them to ``(A, 2, B, 2)``
+gives ``[quad_row, y_in_quad, quad_column, x_in_quad]`` (``ExecEnv.quad_shape``,
+quads aligned to even pixels; y_in_quad 1 is the larger row index).
 
-The generated source is kept on the kernel (``kernel.source``) for debugging.
-A kernel is a pure function of its ``ExecEnv`` and holds no per-call state, so
-one kernel may run on several threads at once.
+Decisions where TGSI leaves a result open (documented at the emitters):
+
+* Float: MIN/MAX return the non-NaN operand (fminf/fmaxf); saturate maps NaN
+  to 0; CLAMP follows tgsi.rst's ``(x < y) ? y : (x > z) ? z : x``; SSG and
+  CMP treat NaN and -0.0 as "not negative"; ROUND rounds half to even; ARR
+  is ``floor(x + 0.5)``; RSQ takes ``|x|`` (tgsi.rst).
+* Conversions out of range, NaN and infinities: x86 "integer indefinite" as
+  measured on softpipe (F2I -> 0x80000000, F2U per :mod:`.runtime`).
+* Integer division by zero: IDIV 0, MOD -1, UDIV/UMOD 0xFFFFFFFF;
+  INT_MIN / -1 wraps.  Shift counts use their low 5 bits (6 for 64-bit).
+* Indirect register access outside the declared array (or, without an array
+  id, outside the file's declared registers) reads 0 and drops writes;
+  constant-buffer reads past the bound buffer read 0 (tgsi_exec's bounds
+  check); an immediate index outside the immediates reads 0.
+* DDX coarse uses the quad's second row, DDY coarse its left column (what
+  softpipe computes; measured).
+
+The generated source is kept on the kernel (``kernel.source``) for
+debugging.  A kernel is a pure function of its ``ExecEnv`` and holds no
+per-call state, so one kernel may run on several threads at once.
 """
 
 from __future__ import annotations
@@ -47,27 +71,40 @@ from typing import Any
 
 import numpy as np
 
-from ..pipe.errors import PipeError, PipeValueError, UnsupportedError
+from ..pipe.errors import PipeValueError, UnsupportedError
+from . import ops_alu, ops_mem, ops_tex, ops_wide  # noqa: F401  (register emitters)
+from . import runtime as rt
+from .codegen import OPCODE_EMITTERS
+from .memory_api import MemoryRequest
 from .parser import parse
-from .shader import Declaration, Dst, Instruction, Shader, Src
+from .runtime import MAX_LOOP_ITERATIONS, ShaderRuntimeError
+from .shader import Declaration, Dst, Indirect, Instruction, Register, Shader
+from .texture_api import TexRequest
 
 F32, I32, U32 = np.float32, np.int32, np.uint32
 _TYPE_NAMES = {"f": "_F32", "i": "_I32", "u": "_U32"}
 
-MAX_LOOP_ITERATIONS = 1 << 20
 MAX_CALL_DEPTH = 32
+MAX_KERNEL_LINES = 200_000
+
+__all__ = [
+    "MAX_LOOP_ITERATIONS",
+    "ExecEnv",
+    "GsEvent",
+    "Kernel",
+    "KernelResult",
+    "ShaderCompileError",
+    "ShaderRuntimeError",
+    "compile_shader",
+]
 
 
 class ShaderCompileError(PipeValueError):
     """A shader that parses but cannot be compiled (bad structure or operands)."""
 
 
-class ShaderRuntimeError(PipeError, RuntimeError):
-    """A shader failed while running (for example a loop that never ends)."""
-
-
 # ----------------------------------------------------------------------------
-# Execution environment
+# Execution environment and results
 # ----------------------------------------------------------------------------
 
 
@@ -76,11 +113,16 @@ class ExecEnv:
     """Everything a kernel reads besides its own registers.
 
     ``inputs[i]`` is IN[i] as four channels (arrays of ``n`` lanes, numpy
-    scalars, or None for zero).  ``consts[b]`` is constant buffer b as raw
-    little-endian bytes (``np.uint8`` array) or None.  ``system_values`` maps a
-    semantic name (``"INSTANCEID"``) to four channels.  ``quad_shape`` is
-    ``(A, B)`` for fragment kernels (see the module docstring).  The texture
-    and memory hooks are filled in by the driver.
+    scalars, or None for zero).  ``vertices[v][i]`` is the same for the 2-D
+    inputs ``IN[v][i]`` of geometry (and tessellation) kernels, where lane k
+    is the invocation of primitive k.  ``consts[b]`` is constant buffer b as
+    raw little-endian bytes (``np.uint8`` array) or None.  ``system_values``
+    maps a semantic name (``"INSTANCEID"``) to four channels.  ``quad_shape``
+    is ``(A, B)`` for fragment kernels (see the module docstring).
+    ``textures`` answers :class:`~gallium.tgsi.texture_api.TexRequest`,
+    ``memory`` answers :class:`~gallium.tgsi.memory_api.MemoryRequest`;
+    ``helper_mask`` marks helper lanes (covered by no primitive), whose
+    stores and atomics never land.
     """
 
     n: int
@@ -88,48 +130,45 @@ class ExecEnv:
     consts: list[Any] = field(default_factory=list)
     system_values: dict[str, Any] = field(default_factory=dict)
     quad_shape: tuple[int, int] | None = None
-    textures: Any = None  # object with sample(...), fetch(...), query(...)
-    memory: Any = None  # object with load/store/atomic for BUFFER/IMAGE/MEMORY
-    helper_mask: Any = None  # lanes that are helpers (not covered); READ_HELPER
-
-    def _quad(self, x: Any) -> np.ndarray | None:
-        if np.ndim(x) == 0 or self.quad_shape is None:
-            return None
-        a, b = self.quad_shape
-        return np.asarray(x).reshape(a, 2, b, 2)
+    textures: Any = None
+    memory: Any = None
+    helper_mask: Any = None
+    vertices: Any = None
 
     def ddx(self, x: Any, fine: bool = False) -> Any:
-        q = self._quad(x)
-        if q is None:
-            return F32(0.0) if self.quad_shape is None or np.ndim(x) == 0 else np.zeros_like(x)
-        if fine:
-            d = q[:, :, :, 1] - q[:, :, :, 0]  # per row of the quad
-            out = np.broadcast_to(d[:, :, :, None], q.shape)
-        else:
-            d = q[:, 0, :, 1] - q[:, 0, :, 0]  # top row only
-            out = np.broadcast_to(d[:, None, :, None], q.shape)
-        return np.ascontiguousarray(out).reshape(-1)
+        return rt.ddx(x, self.quad_shape, fine)
 
     def ddy(self, x: Any, fine: bool = False) -> Any:
-        q = self._quad(x)
-        if q is None:
-            return F32(0.0) if self.quad_shape is None or np.ndim(x) == 0 else np.zeros_like(x)
-        if fine:
-            d = q[:, 1, :, :] - q[:, 0, :, :]  # per column of the quad
-            out = np.broadcast_to(d[:, None, :, :], q.shape)
-        else:
-            d = q[:, 1, :, 0] - q[:, 0, :, 0]  # left column only
-            out = np.broadcast_to(d[:, None, :, None], q.shape)
-        return np.ascontiguousarray(out).reshape(-1)
+        return rt.ddy(x, self.quad_shape, fine)
+
+
+@dataclass
+class GsEvent:
+    """One EMIT or ENDPRIM of a geometry kernel, for the lanes in ``mask``.
+
+    ``kind`` is ``"vertex"`` (EMIT: ``outputs`` maps each OUT register to its
+    four channels at that moment, float32-viewed bits, arrays or scalars) or
+    ``"end"`` (ENDPRIM: the lanes' current strip ends).  ``stream`` is the
+    vertex stream (uint, per lane or uniform).  Lane k's output is the
+    events whose mask contains k, in list order.  EMIT beyond
+    GS_MAX_OUTPUT_VERTICES vertices (counted per lane over all streams) is
+    dropped for that lane; at the end of the program an ``"end"`` event
+    closes the strips of lanes that emitted since their last ENDPRIM.
+    """
+
+    kind: str
+    stream: Any
+    mask: np.ndarray
+    outputs: dict[int, list[Any]] | None = None
 
 
 @dataclass
 class KernelResult:
-    """What a kernel run produced: OUT registers, the kill mask, and memory effects."""
+    """What a kernel run produced: OUT registers, the kill mask, and GS output."""
 
     outputs: dict[int, list[Any]]
     kill: Any  # bool array of lanes killed, or None if KILL never ran
-    emitted: Any = None  # geometry shaders: list of emitted vertices
+    emitted: list[GsEvent] | None = None  # geometry kernels only
 
 
 # ----------------------------------------------------------------------------
@@ -161,7 +200,10 @@ class Kernel:
         )
 
     def __call__(self, env: ExecEnv) -> KernelResult:
-        return self._fn(env)
+        # Integer wrap-around, division by zero and NaN are part of TGSI's
+        # arithmetic, not errors: keep numpy quiet about them.
+        with np.errstate(all="ignore"):
+            return self._fn(env)
 
     def output_index(self, semantic: str, index: int = 0) -> int | None:
         for reg, d in self.output_decls.items():
@@ -217,190 +259,63 @@ def compile_shader(shader: Shader | str) -> Kernel:
     with _cache_lock:
         if len(_cache) > 512:
             _cache.clear()
-        _cache.setdefault(shader, kernel)
+        kernel = _cache.setdefault(shader, kernel)
     return kernel
 
 
 def _immediate_namespace(shader: Shader) -> dict[str, Any]:
     ns: dict[str, Any] = {}
+    table = np.zeros((max(len(shader.immediates), 1), 4), U32)
     for i, imm in enumerate(shader.immediates):
-        raw = np.array(imm.bits, dtype=np.uint32)
+        raw = np.array(imm.bits, dtype=U32)
+        table[i] = raw
         if imm.type == "FLT32":
-            vals = raw.view(np.float32)
+            vals = raw.view(F32)
         elif imm.type == "INT32":
-            vals = raw.view(np.int32)
+            vals = raw.view(I32)
         else:  # UINT32 and the 64-bit types keep their raw words
             vals = raw
         for c in range(4):
             ns[f"IMM{i}_{c}"] = vals[c]
+    ns["_IMMS"] = table
     return ns
-
-
-# ----------------------------------------------------------------------------
-# Runtime helpers referenced by generated code
-# ----------------------------------------------------------------------------
-
-
-def _sat(x: Any) -> Any:
-    """Clamp to [0, 1]; NaN becomes 0 (llvmpipe's saturate)."""
-    return np.fmin(np.fmax(x, F32(0.0)), F32(1.0))
-
-
-def _where(mask: Any, new: Any, old: Any) -> Any:
-    return np.where(mask, new, old)
-
-
-def _as(x: Any, t: type) -> Any:
-    """Reinterpret the 32 bits of ``x`` as type ``t`` (free for arrays)."""
-    if isinstance(x, np.ndarray | np.generic):
-        if x.dtype == t:
-            return x
-        return x.view(t)
-    return np.asarray(x, dtype=t)[()]
-
-
-def _b2f(c: Any) -> Any:
-    return np.where(c, F32(1.0), F32(0.0))
-
-
-def _b2u(c: Any) -> Any:
-    return np.where(c, U32(0xFFFFFFFF), U32(0))
-
-
-def _f2i(x: Any) -> Any:
-    x = np.asarray(x, dtype=np.float64)
-    x = np.where(np.isnan(x), 0.0, np.clip(x, -2147483648.0, 2147483647.0))
-    r = np.trunc(x).astype(np.int32)
-    return r[()] if r.ndim == 0 else r
-
-
-def _f2u(x: Any) -> Any:
-    x = np.asarray(x, dtype=np.float64)
-    x = np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 4294967295.0))
-    r = np.trunc(x).astype(np.uint32)
-    return r[()] if r.ndim == 0 else r
-
-
-def _any(m: Any) -> bool:
-    return bool(np.any(m))
-
-
-def _full(n: int, value: bool) -> np.ndarray:
-    return np.full(n, value, dtype=bool)
-
-
-def _lanes(x: Any, n: int) -> np.ndarray:
-    """``x`` as a writable array of n lanes (for indirect stores)."""
-    return np.array(np.broadcast_to(x, (n,)))
-
-
-def _loop_overflow() -> None:
-    raise ShaderRuntimeError(
-        f"shader loop ran {MAX_LOOP_ITERATIONS} iterations without every lane leaving it"
-    )
-
-
-def _gather_index(idx: Any, count: int) -> Any:
-    """Per-lane register index clamped into range (out of range reads give index 0)."""
-    idx = np.asarray(idx, dtype=np.int64)
-    return np.where((idx >= 0) & (idx < count), idx, 0)
-
-
-def _gather(arr: np.ndarray, idx: Any, chan: int) -> Any:
-    """Read ``arr[idx, chan]`` per lane; ``arr`` has shape (count, 4, n)."""
-    count = arr.shape[0]
-    if np.ndim(idx) == 0:
-        i = int(idx)
-        return arr[i, chan].copy() if 0 <= i < count else np.zeros_like(arr[0, chan])
-    valid = (idx >= 0) & (idx < count)
-    safe = np.where(valid, idx, 0).astype(np.intp)
-    lanes = np.arange(arr.shape[2])
-    return np.where(valid, arr[safe, chan, lanes], F32(0.0))
-
-
-def _scatter(arr: np.ndarray, idx: Any, chan: int, value: Any, mask: Any) -> None:
-    """Write ``value`` to ``arr[idx, chan]`` per lane where ``mask`` (None = all)."""
-    n = arr.shape[2]
-    count = arr.shape[0]
-    value = _lanes(_as(value, F32), n)
-    if np.ndim(idx) == 0:
-        i = int(idx)
-        if 0 <= i < count:
-            if mask is None:
-                arr[i, chan] = value
-            else:
-                np.copyto(arr[i, chan], value, where=mask)
-        return
-    idx = np.asarray(idx, dtype=np.int64)
-    ok = (idx >= 0) & (idx < count)
-    if mask is not None:
-        ok = ok & mask
-    lanes = np.nonzero(ok)[0]
-    arr[idx[lanes], chan, lanes] = value[lanes]
-
-
-def _const_read(buf: Any, idx: Any, chan: int, t: type) -> Any:
-    """Per-lane read of a constant buffer vector component (out of range reads 0)."""
-    if buf is None:
-        return t(0)
-    view = buf.view(t).reshape(-1, 4) if buf.size % 16 == 0 else _pad16(buf).view(t).reshape(-1, 4)
-    count = view.shape[0]
-    if np.ndim(idx) == 0:
-        i = int(idx)
-        return view[i, chan] if 0 <= i < count else t(0)
-    idx = np.asarray(idx, dtype=np.int64)
-    valid = (idx >= 0) & (idx < count)
-    safe = np.where(valid, idx, 0)
-    return np.where(valid, view[safe, chan], t(0))
-
-
-def _pad16(buf: np.ndarray) -> np.ndarray:
-    out = np.zeros((buf.size + 15) // 16 * 16, dtype=np.uint8)
-    out[: buf.size] = buf
-    return out
-
-
-def _const_vec(buf: Any, index: int) -> tuple[Any, Any, Any, Any]:
-    """A direct CONST[b][index] read: four float32 scalars (zero if out of range)."""
-    if buf is None or (index + 1) * 16 > buf.size:
-        if buf is not None and index * 16 < buf.size:
-            padded = _pad16(buf)
-            v = padded[index * 16 : index * 16 + 16].view(F32)
-            return v[0], v[1], v[2], v[3]
-        z = F32(0.0)
-        return z, z, z, z
-    v = buf[index * 16 : index * 16 + 16].view(F32)
-    return v[0], v[1], v[2], v[3]
-
-
-def _emit_vertex(env_out: list, outputs: dict[int, list[Any]], mask: Any, stream: int) -> None:
-    env_out.append((stream, {k: list(v) for k, v in outputs.items()}, mask))
 
 
 _RUNTIME: dict[str, Any] = {
     "np": np,
+    "rt": rt,
     "_F32": F32,
     "_I32": I32,
     "_U32": U32,
-    "_sat": _sat,
-    "_where": _where,
-    "_as": _as,
-    "_b2f": _b2f,
-    "_b2u": _b2u,
-    "_f2i": _f2i,
-    "_f2u": _f2u,
-    "_any": _any,
-    "_full": _full,
-    "_gather": _gather,
-    "_scatter": _scatter,
-    "_const_read": _const_read,
-    "_const_vec": _const_vec,
-    "_loop_overflow": _loop_overflow,
-    "_lanes": _lanes,
-    "_emit_vertex": _emit_vertex,
+    "_F64": np.float64,
+    "_I64": np.int64,
+    "_U64": np.uint64,
+    "_where": rt.where,
+    "_as": rt.as_view,
+    "_any": rt.any_lane,
+    "_full": rt.full,
+    "_sat": rt.sat,
+    "_loop_overflow": rt.loop_overflow,
+    "_TexRequest": TexRequest,
+    "_MemoryRequest": MemoryRequest,
+    "_GsEvent": GsEvent,
     "KernelResult": KernelResult,
     "MAX_LOOP_ITERATIONS": MAX_LOOP_ITERATIONS,
-    "UnsupportedError": UnsupportedError,
+}
+
+# Opcodes numpipe knows but cannot run, with the reason.
+_UNSUPPORTED = {
+    "FBFETCH": "framebuffer fetch needs the destination colour, which kernels do not receive",
+    "SAMPLE_POS": "multisample positions are not supported (numpipe renders one sample)",
+    "SAMPLE_INFO": "multisample queries are not supported (numpipe renders one sample)",
+    "IMG2HND": "bindless images are not supported",
+    "SAMP2HND": "bindless samplers are not supported",
+    "BALLOT": "subgroup operations are not supported (no fixed subgroup size)",
+    "VOTE_ANY": "subgroup operations are not supported (no fixed subgroup size)",
+    "VOTE_ALL": "subgroup operations are not supported (no fixed subgroup size)",
+    "VOTE_EQ": "subgroup operations are not supported (no fixed subgroup size)",
+    "READ_FIRST": "subgroup operations are not supported (no fixed subgroup size)",
+    "READ_INVOC": "subgroup operations are not supported (no fixed subgroup size)",
 }
 
 
@@ -418,7 +333,7 @@ class _Frame:
     cond: str | None = None  # IF: the condition variable
     brk: str | None = None  # LOOP/SWITCH: lanes that left with BRK
     cont: str | None = None  # LOOP: lanes that skipped to the next iteration
-    ret: str | None = None  # SUB (and main): lanes that executed RET
+    ret: str | None = None  # SUB: lanes that executed RET
     base: str | None = None  # LOOP/SWITCH: mask on entry
     counter: str | None = None
     sw_value: str | None = None
@@ -427,9 +342,25 @@ class _Frame:
     in_else: bool = False
 
 
+@dataclass
+class _Segment:
+    """A run of registers of one file kept in a (count, 4, n) array."""
+
+    name: str
+    file: str
+    base: int
+    count: int
+
+
+_VALUE_FILES = ("TEMP", "OUT", "IN", "ADDR")
+_OPENERS = ("IF", "UIF", "IFC", "BGNLOOP", "SWITCH", "BGNSUB")
+_CLOSERS = ("ENDIF", "ENDLOOP", "ENDSWITCH", "ENDSUB")
+
+
 class _Generator:
     def __init__(self, shader: Shader) -> None:
         self.shader = shader
+        self.insts = shader.instructions
         self.lines: list[str] = []
         self.depth = 1
         self.types: dict[str, str] = {}  # variable -> "f" | "i" | "u"
@@ -437,22 +368,46 @@ class _Generator:
         self.mask: str | None = None  # current lane mask variable (None = all lanes)
         self.frames: list[_Frame] = []
         self.main_ret: str | None = None
-        self.registers: set[str] = set()  # every register variable name
-        self.arrays: dict[
-            tuple[str, int], tuple[str, int, int]
-        ] = {}  # (file, reg) -> (arr, base, count)
-        self.array_names: dict[str, tuple[int, int]] = {}
-        self.sub_starts = self._subroutines()
+        self.registers: set[str] = set()
+        self.prologue: list[str] = []
+        self.uses: set[str] = set()
         self.call_depth = 0
-        self.uses_kill = False
+        self.pc = 0
+        self.decls: dict[tuple[str, int], Declaration] = {}
+        for d in shader.declarations:
+            for r in range(d.first, d.last + 1):
+                self.decls.setdefault((d.file, r), d)
         self.outputs = sorted(
             {i for d in shader.declarations if d.file == "OUT" for i in range(d.first, d.last + 1)}
+            | {
+                d.reg.index
+                for inst in self.insts
+                for d in inst.dst
+                if d.reg.file == "OUT" and d.reg.indirect is None
+            }
         )
-        self.geometry = shader.processor == "GEOM"
+        self.two_d_inputs = shader.processor in ("GEOM", "TESS_CTRL", "TESS_EVAL")
+        self.sub_starts = self._subroutines()
+        self.paths = self._paths()
+        self.pending_jumps: dict[int, list[str]] = {}
+        self.jump_excl: list[str] = []
+        self.const_reads: set[tuple[int, int]] = set()
+        self.const_bufs: set[int] = set()
+        self.sv_reads: set[int] = set()
+        self.segments: list[_Segment] = []
+        self.reg_segment: dict[tuple[str, int], _Segment] = {}
+        self.ranges: dict[tuple[str, int], tuple[int, int]] = {}
 
     # -- small helpers ---------------------------------------------------------------
 
     def emit(self, line: str) -> None:
+        if len(self.lines) >= MAX_KERNEL_LINES:
+            # CAL inlines subroutine bodies: calls fanning out level after
+            # level would otherwise grow the kernel exponentially.
+            raise ShaderCompileError(
+                f"the kernel exceeds {MAX_KERNEL_LINES} lines "
+                "(subroutine calls inline their bodies)"
+            )
         self.lines.append("    " * self.depth + line)
 
     def tmp(self, prefix: str = "v") -> str:
@@ -462,11 +417,17 @@ class _Generator:
         where = f"TGSI line {inst.line}: {inst.opcode}: " if inst is not None else ""
         return ShaderCompileError(where + message)
 
+    def unsupported(self, inst: Instruction, what: str) -> UnsupportedError:
+        return UnsupportedError(f"TGSI line {inst.line}: {inst.opcode}: {what} is not supported")
+
+    def declaration(self, file: str, index: int) -> Declaration | None:
+        return self.decls.get((file, index))
+
     def _subroutines(self) -> dict[int, int]:
         """BGNSUB instruction index -> matching ENDSUB index."""
         subs: dict[int, int] = {}
         stack: list[int] = []
-        for i, inst in enumerate(self.shader.instructions):
+        for i, inst in enumerate(self.insts):
             if inst.opcode == "BGNSUB":
                 stack.append(i)
             elif inst.opcode == "ENDSUB":
@@ -474,95 +435,163 @@ class _Generator:
                     raise self.fail(inst, "ENDSUB without BGNSUB")
                 subs[stack.pop()] = i
         if stack:
-            raise self.fail(self.shader.instructions[stack[-1]], "BGNSUB without ENDSUB")
+            raise self.fail(self.insts[stack[-1]], "BGNSUB without ENDSUB")
         return subs
 
-    # -- register naming -------------------------------------------------------------
+    def _paths(self) -> list[tuple[int, ...]]:
+        """The open constructs at each instruction (an ELSE opens a new one)."""
+        paths: list[tuple[int, ...]] = []
+        stack: list[int] = []
+        for i, inst in enumerate(self.insts):
+            op = inst.opcode
+            if op in _CLOSERS and stack:
+                paths.append(tuple(stack))
+                stack.pop()
+                continue
+            if op == "ELSE" and stack:
+                stack[-1] = -1 - i
+            paths.append(tuple(stack))
+            if op in _OPENERS:
+                stack.append(i)
+        return paths
 
-    def _array_backed(self) -> None:
-        """Register ranges that are ever indirectly addressed live in one numpy array."""
-        indirect_files: set[tuple[str, int | None]] = set()
-        for inst in self.shader.instructions:
+    # -- register storage --------------------------------------------------------------
+
+    def _plan_arrays(self) -> None:
+        """Registers that are ever addressed indirectly live in numpy arrays."""
+        wanted: dict[str, list[tuple[int, int]]] = {}
+        for inst in self.insts:
             for op in list(inst.dst) + list(inst.src):
                 r = op.reg
-                if r.indirect is not None and r.file in ("TEMP", "OUT", "IN", "ADDR"):
-                    indirect_files.add((r.file, r.indirect.array_id or None))
-        for file, array_id in indirect_files:
-            decls = [d for d in self.shader.declarations if d.file == file]
-            if array_id is not None:
-                decls = [d for d in decls if d.array_id == array_id] or decls
-            if not decls:
-                continue
-            first = min(d.first for d in decls)
-            last = max(d.last for d in decls)
-            name = f"{file}_arr{array_id or 0}"
-            if name in self.array_names:
-                continue
-            self.array_names[name] = (first, last - first + 1)
-            for r in range(first, last + 1):
-                self.arrays.setdefault((file, r), (name, first, last - first + 1))
+                if r.indirect is None or r.file not in _VALUE_FILES:
+                    continue
+                if r.file == "IN" and self.two_d_inputs and r.dimension is not None:
+                    continue
+                rng = self._array_range(inst, r.file, r.indirect.array_id)
+                self.ranges[(r.file, r.indirect.array_id)] = rng
+                wanted.setdefault(r.file, []).append(rng)
+        for file, rngs in sorted(wanted.items()):
+            merged: list[list[int]] = []
+            for lo, hi in sorted(rngs):
+                if merged and lo <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], hi)
+                else:
+                    merged.append([lo, hi])
+            for k, (lo, hi) in enumerate(merged):
+                seg = _Segment(f"{file}_a{k}", file, lo, hi - lo + 1)
+                self.segments.append(seg)
+                for r in range(lo, hi + 1):
+                    self.reg_segment[(file, r)] = seg
+
+    def _array_range(self, inst: Instruction, file: str, array_id: int) -> tuple[int, int]:
+        decls = [d for d in self.shader.declarations if d.file == file]
+        if array_id:
+            for d in decls:
+                if d.array_id == array_id:
+                    return d.first, d.last
+        if not decls:
+            raise self.fail(inst, f"indirect addressing of {file} needs a DCL {file}")
+        return min(d.first for d in decls), max(d.last for d in decls)
 
     def reg_var(self, file: str, index: int, chan: int) -> str:
-        prefix = {"TEMP": "t", "OUT": "o", "IN": "i", "ADDR": "a", "SV": "s"}.get(file)
-        if prefix is None:
-            raise ShaderCompileError(f"register file {file} cannot hold values")
+        prefix = {"TEMP": "t", "OUT": "o", "IN": "i", "ADDR": "a", "SV": "s"}[file]
         name = f"{prefix}{index}_{chan}"
         self.registers.add(name)
         self.types.setdefault(name, "f")
         return name
 
+    def _array_access(
+        self, file: str, index: int, indirect: Indirect | None
+    ) -> tuple[_Segment, str, int, int] | None:
+        """(segment, per-lane index expression, lo, hi) for an array-backed access."""
+        if indirect is None:
+            seg = self.reg_segment.get((file, index))
+            if seg is None:
+                return None
+            return seg, str(index - seg.base), 0, seg.count - 1
+        lo, hi = self.ranges[(file, indirect.array_id)]
+        seg = self.reg_segment[(file, lo)]
+        idx = self.index_expr(index - seg.base, indirect)
+        return seg, idx, lo - seg.base, hi - seg.base
+
     # -- operand reads -----------------------------------------------------------------
 
-    def index_expr(self, reg_index: int, indirect) -> str:
+    def index_expr(self, offset: int, indirect: Indirect | None) -> str:
         """Python expression for a (possibly per-lane) register index."""
         if indirect is None:
-            return str(reg_index)
-        addr = self.read_reg(indirect.file, indirect.index, indirect.component, "i", None)
-        if reg_index:
-            return f"({addr} + {reg_index})"
-        return addr
+            return str(offset)
+        if indirect.file not in ("ADDR", "TEMP"):
+            raise ShaderCompileError(
+                f"indirect addressing through {indirect.file} (only ADDR and TEMP hold addresses)"
+            )
+        addr = self.read_reg(Register(indirect.file, indirect.index), indirect.component, "i")
+        return f"({addr} + _I32({offset}))" if offset else addr
 
-    def read_reg(self, file: str, index: int, chan: int, want: str, src: Src | None) -> str:
+    def read_reg(self, reg: Register, chan: int, want: str) -> str:
         """An expression for one channel of a register, viewed as ``want``."""
-        reg = src.reg if src is not None else None
         t = _TYPE_NAMES[want]
+        file, index = reg.file, reg.index
         if file == "IMM":
-            if index >= len(self.shader.immediates):
+            if reg.indirect is not None:
+                idx = self.index_expr(index, reg.indirect)
+                return f"_as(rt.gather_imm(_IMMS, {idx}, {chan}), {t})"
+            if not 0 <= index < len(self.shader.immediates):
                 raise ShaderCompileError(f"IMM[{index}] is not declared")
             imm_t = {"FLT32": "f", "INT32": "i"}.get(self.shader.immediates[index].type, "u")
             name = f"IMM{index}_{chan}"
             return name if imm_t == want else f"_as({name}, {t})"
         if file == "CONST":
-            buf_index = reg.dimension if reg is not None and reg.dimension is not None else 0
-            if reg is not None and reg.dim_indirect is not None:
-                raise ShaderCompileError("indirect constant buffer selection is not supported")
-            if reg is not None and reg.indirect is not None:
-                idx = self.index_expr(reg.index, reg.indirect)
-                return f"_const_read(env_consts[{buf_index}], {idx}, {chan}, {t})"
-            name = f"c{buf_index}_{index}_{chan}"
-            self.const_reads.add((buf_index, index))
-            return name if want == "f" else f"_as({name}, {t})"
+            return self._read_const(reg, chan, want)
         if file == "SV":
-            name = self.reg_var("SV", index, chan)
+            if reg.indirect is not None:
+                raise ShaderCompileError("indirect addressing of SV registers is not supported")
+            if (("SV", index)) not in self.decls:
+                raise ShaderCompileError(f"SV[{index}] is read but not declared")
             self.sv_reads.add(index)
-            return self.view(name, want)
-        if file in ("TEMP", "OUT", "IN", "ADDR"):
-            indirect = reg.indirect if reg is not None else None
-            arr = self.arrays.get((file, index))
-            if arr is None and indirect is not None:
-                arr = next(
-                    (v for (f, _), v in self.arrays.items() if f == file),
-                    None,
-                )
-            if arr is not None:
-                name, base, _count = arr
-                idx = self.index_expr(index - base, indirect)
-                expr = f"_gather({name}, {idx}, {chan})"
+            return self.view(self.reg_var("SV", index, chan), want)
+        if file == "IN" and self.two_d_inputs and reg.dimension is not None:
+            return self._read_vertex_input(reg, chan, want)
+        if file in _VALUE_FILES:
+            if reg.dimension is not None or reg.dim_indirect is not None:
+                raise ShaderCompileError(f"{file} registers have no second dimension here")
+            acc = self._array_access(file, index, reg.indirect)
+            if acc is not None:
+                seg, idx, lo, hi = acc
+                expr = f"rt.gather({seg.name}, {idx}, {chan}, {lo}, {hi})"
                 return expr if want == "f" else f"_as({expr}, {t})"
-            if file == "IN":
-                self.in_reads.add(index)
             return self.view(self.reg_var(file, index, chan), want)
         raise ShaderCompileError(f"register file {file} cannot be read as a value")
+
+    def _read_const(self, reg: Register, chan: int, want: str) -> str:
+        t = _TYPE_NAMES[want]
+        if reg.dim_indirect is not None:
+            bidx = self.index_expr(reg.dimension or 0, reg.dim_indirect)
+            idx = self.index_expr(reg.index, reg.indirect)
+            return f"rt.const_read2(env.consts, {bidx}, {idx}, {chan}, {t}, n)"
+        b = reg.dimension if reg.dimension is not None else 0
+        self.const_bufs.add(b)
+        if reg.indirect is not None:
+            idx = self.index_expr(reg.index, reg.indirect)
+            return f"rt.const_read(cb{b}, {idx}, {chan}, {t})"
+        self.const_reads.add((b, reg.index))
+        name = f"c{b}_{reg.index}_{chan}"
+        return name if want == "f" else f"_as({name}, {t})"
+
+    def _read_vertex_input(self, reg: Register, chan: int, want: str) -> str:
+        if reg.indirect is None and reg.dim_indirect is None:
+            name = f"v{reg.dimension}_{reg.index}_{chan}"
+            if name not in self.registers:
+                self.registers.add(name)
+                self.types[name] = "f"
+                self.prologue.append(
+                    f"{name} = rt.read_vertex_input(env.vertices, {reg.dimension}, "
+                    f"{reg.index}, {chan})"
+                )
+            return self.view(name, want)
+        vidx = self.index_expr(reg.dimension or 0, reg.dim_indirect)
+        iidx = self.index_expr(reg.index, reg.indirect)
+        expr = f"rt.vertex_gather(env.vertices, {vidx}, {iidx}, {chan}, n)"
+        return expr if want == "f" else f"_as({expr}, {_TYPE_NAMES[want]})"
 
     def view(self, name: str, want: str) -> str:
         have = self.types.get(name, "f")
@@ -570,20 +599,26 @@ class _Generator:
             return name
         return f"_as({name}, {_TYPE_NAMES[want]})"
 
-    def src(self, inst: Instruction, k: int, chan: int, want: str = "f") -> str:
-        """Channel ``chan`` of source ``k`` after swizzle and modifiers, as ``want``."""
+    def src_raw(self, inst: Instruction, k: int, chan: int, want: str = "f") -> str:
+        """Channel ``chan`` of source ``k`` after swizzle, without modifiers."""
         if k >= len(inst.src):
             raise self.fail(inst, f"needs source operand {k}")
         s = inst.src[k]
-        comp = s.swizzle[chan]
-        expr = self.read_reg(s.reg.file, s.reg.index, comp, want, s)
+        return self.read_reg(s.reg, s.swizzle[chan], want)
+
+    def src(self, inst: Instruction, k: int, chan: int, want: str = "f") -> str:
+        """Channel ``chan`` of source ``k`` after swizzle and modifiers, as ``want``.
+
+        Absolute and negate act on the type the instruction reads (tgsi_exec's
+        fetch_source: float negate for float operands, integer negate for
+        integer operands).
+        """
+        expr = self.src_raw(inst, k, chan, want)
+        s = inst.src[k]
         if s.absolute:
             expr = f"np.abs({expr})"
         if s.negate:
-            if want == "u":
-                expr = f"(_U32(0) - {expr})"
-            else:
-                expr = f"(-{expr})"
+            expr = f"(_U32(0) - {expr})" if want == "u" else f"(-{expr})"
         return expr
 
     # -- writes ------------------------------------------------------------------------
@@ -591,8 +626,8 @@ class _Generator:
     def write(self, inst: Instruction, results: dict[int, tuple[str, str]], dst_index: int = 0):
         """Write per-channel results ``{chan: (expr, type)}`` to dst ``dst_index``.
 
-        Every result is first evaluated into a fresh temporary, so a destination
-        that is also a source is read before it is written.
+        Every result is first evaluated into a fresh temporary, so a
+        destination that is also a source is read before it is written.
         """
         if dst_index >= len(inst.dst):
             raise self.fail(inst, f"needs destination operand {dst_index}")
@@ -608,23 +643,23 @@ class _Generator:
             self.emit(f"{v} = {expr}")
             staged.append((chan, v, typ))
         for chan, v, typ in staged:
-            self.store(d, chan, v, typ)
+            self.store(inst, d, chan, v, typ)
 
-    def store(self, d: Dst, chan: int, value: str, typ: str) -> None:
-        file = d.reg.file
+    def store(self, inst: Instruction, d: Dst, chan: int, value: str, typ: str) -> None:
+        reg = d.reg
+        file = reg.file
         if file == "NULL":
             return
         if file not in ("TEMP", "OUT", "ADDR"):
-            raise ShaderCompileError(f"cannot write to register file {file}")
-        arr = self.arrays.get((file, d.reg.index))
-        if arr is None and d.reg.indirect is not None:
-            arr = next((v for (f, _), v in self.arrays.items() if f == file), None)
-        if arr is not None:
-            name, base, _count = arr
-            idx = self.index_expr(d.reg.index - base, d.reg.indirect)
-            self.emit(f"_scatter({name}, {idx}, {chan}, {value}, {self.mask})")
+            raise self.fail(inst, f"cannot write to register file {file}")
+        if reg.dimension is not None or reg.dim_indirect is not None:
+            raise self.unsupported(inst, f"writing 2-D {file} registers (tessellation control)")
+        acc = self._array_access(file, reg.index, reg.indirect)
+        if acc is not None:
+            seg, idx, lo, hi = acc
+            self.emit(f"rt.scatter({seg.name}, {idx}, {chan}, {value}, {self.mask}, {lo}, {hi})")
             return
-        target = self.reg_var(file, d.reg.index, chan)
+        target = self.reg_var(file, reg.index, chan)
         if self.mask is None:
             self.emit(f"{target} = {value}")
         else:
@@ -632,8 +667,16 @@ class _Generator:
             self.emit(f"{target} = _where({self.mask}, {value}, {old})")
         self.types[target] = typ
 
+    def output_snapshot(self, o: int) -> list[str]:
+        """Expressions copying the four channels of OUT[o] (float view)."""
+        acc = self._array_access("OUT", o, None)
+        if acc is not None:
+            seg, idx, _lo, _hi = acc
+            return [f"{seg.name}[{idx}, {c}].copy()" for c in range(4)]
+        return [self.view(self.reg_var("OUT", o, c), "f") for c in range(4)]
+
     def normalize(self) -> None:
-        """Bring every register back to the float view (before a control-flow join)."""
+        """Bring every register back to the float view (before a Python-level branch)."""
         for name in sorted(self.registers):
             if self.types.get(name, "f") != "f":
                 self.emit(f"{name} = _as({name}, _F32)")
@@ -642,24 +685,23 @@ class _Generator:
     # -- masks -------------------------------------------------------------------------
 
     def alive(self) -> list[str]:
-        """Mask variables whose lanes have left the current loop/switch/sub/main."""
-        out = []
+        """Masks of lanes that left the current constructs (BRK, CONT, RET, BRA)."""
+        out: list[str] = []
         for fr in reversed(self.frames):
             if fr.kind in ("loop", "switch"):
                 out += [x for x in (fr.brk, fr.cont) if x]
-                break
-        for fr in reversed(self.frames):
-            if fr.kind == "sub":
+            elif fr.kind == "sub":
                 if fr.ret:
                     out.append(fr.ret)
                 break
         else:
             if self.main_ret:
                 out.append(self.main_ret)
+        out += self.jump_excl
         return out
 
     def set_mask(self, base: str | None, extra: list[str] | None = None) -> None:
-        """cur = base & ~alive-exclusions & extra, into a fresh variable."""
+        """cur = base & extra & ~(lanes that left), into a fresh variable."""
         terms = [] if base is None else [base]
         terms += extra or []
         terms += [f"~{x}" for x in self.alive()]
@@ -674,91 +716,96 @@ class _Generator:
         """The current mask as an expression that is always a bool array."""
         return self.mask if self.mask is not None else "_ALL"
 
+    def effects(self) -> str:
+        """A variable with the lanes whose stores and atomics land."""
+        v = self.tmp("eff")
+        self.emit(f"{v} = rt.side_effect_mask({self.active()}, _kill, env.helper_mask, n)")
+        return v
+
     # -- generation ----------------------------------------------------------------------
 
     def generate(self) -> str:
-        self.const_reads: set[tuple[int, int]] = set()
-        self.sv_reads: set[int] = set()
-        self.in_reads: set[int] = set()
-        self._array_backed()
-        body_start = len(self.lines)
-        self.body(0, len(self.shader.instructions), top=True)
-        body = self.lines[body_start:]
-        self.lines = self.lines[:body_start]
+        self._plan_arrays()
+        self.body(0, len(self.insts), top=True)
+        body = self.lines
+        self.lines = []
+        self.depth = 1
         # Prologue: bind inputs, constants, arrays, zero registers.
         self.emit("n = env.n")
         self.emit("_ALL = _full(n, True)")
-        self.emit("env_consts = list(env.consts) + [None] * 32")
         self.emit("_kill = None")
-        self.emit("_emitted = [] if " + str(self.geometry) + " else None")
-        for name, (_first, count) in sorted(self.array_names.items()):
-            self.emit(f"{name} = np.zeros(({count}, 4, n), dtype=_F32)")
-            file = name.split("_arr")[0]
-            if file == "IN":
-                self.emit(f"for _r in range({count}):")
-                self.emit(f"    _reg = {_first} + _r")
-                self.emit("    _src = env.inputs[_reg] if _reg < len(env.inputs) else None")
-                self.emit("    if _src is not None:")
-                self.emit("        for _c in range(4):")
-                self.emit("            if _src[_c] is not None:")
-                self.emit(f"                {name}[_r, _c] = _src[_c]")
+        for b in sorted(self.const_bufs):
+            self.emit(f"cb{b} = rt.const_buf(env.consts, {b})")
         for b, i in sorted(self.const_reads):
-            self.emit(
-                f"c{b}_{i}_0, c{b}_{i}_1, c{b}_{i}_2, c{b}_{i}_3 = _const_vec(env_consts[{b}], {i})"
-            )
+            self.emit(f"c{b}_{i}_0, c{b}_{i}_1, c{b}_{i}_2, c{b}_{i}_3 = rt.const_vec(cb{b}, {i})")
+        for seg in self.segments:
+            self.emit(f"{seg.name} = np.zeros(({seg.count}, 4, n), dtype=_F32)")
+            if seg.file == "IN":
+                self.emit(f"for _r in range({seg.count}):")
+                self.emit("    for _c in range(4):")
+                self.emit(
+                    f"        {seg.name}[_r, _c] = rt.read_input(env.inputs, {seg.base} + _r, _c)"
+                )
+        if self.shader.processor == "GEOM":
+            maxv = self.shader.get_property("GS_MAX_OUTPUT_VERTICES")
+            self.emit("_emitted = []")
+            self.emit("_gs_count = np.zeros(n, np.int64)")
+            self.emit("_gs_open = np.zeros(n, bool)")
+            self.emit(f"_gs_max = {int(maxv) if isinstance(maxv, int) else 1 << 62}")
+        else:
+            self.emit("_emitted = None")
+        if "astack" in self.uses:
+            self.emit("_astack = []")
         for name in sorted(self.registers):
             prefix, rest = name[0], name[1:]
+            if prefix == "v":
+                continue  # 2-D vertex inputs: bound by the prologue list below
             index, chan = (int(x) for x in rest.split("_"))
             if prefix == "i":
-                self.emit(f"{name} = _in(env.inputs, {index}, {chan})")
+                self.emit(f"{name} = rt.read_input(env.inputs, {index}, {chan})")
             elif prefix == "s":
-                sem = self._sv_semantic(index)
-                self.emit(f"{name} = _sv(env.system_values, {sem!r}, {chan})")
+                sem = self.decls[("SV", index)].semantic or ""
+                self.emit(f"{name} = rt.read_system_value(env.system_values, {sem!r}, {chan})")
             else:
                 self.emit(f"{name} = _F32(0.0)")
-        if self.main_ret:
-            pass
+        for line in self.prologue:
+            self.emit(line)
         self.lines.extend(body)
         # Epilogue: collect outputs.
         self.normalize()
+        if self.shader.processor == "GEOM":
+            self.emit("if _any(_gs_open):")
+            self.emit("    _emitted.append(_GsEvent('end', _U32(0), _gs_open.copy(), None))")
         outs = []
         for o in self.outputs:
-            arr = self.arrays.get(("OUT", o))
-            if arr is not None:
-                name, base, _c = arr
-                outs.append(f"{o}: [{name}[{o - base}, c] for c in range(4)]")
+            acc = self._array_access("OUT", o, None)
+            if acc is not None:
+                seg, idx, _lo, _hi = acc
+                outs.append(f"{o}: [{seg.name}[{idx}, c] for c in range(4)]")
             else:
-                chans = ", ".join(self._out_chan(o, c) for c in range(4))
+                chans = ", ".join(
+                    f"o{o}_{c}" if f"o{o}_{c}" in self.registers else "_F32(0.0)" for c in range(4)
+                )
                 outs.append(f"{o}: [{chans}]")
         self.emit("return KernelResult({" + ", ".join(outs) + "}, _kill, _emitted)")
-        header = ["def kernel(env):"]
-        return "\n".join(header + self.lines) + "\n"
-
-    def _out_chan(self, o: int, c: int) -> str:
-        name = f"o{o}_{c}"
-        if name in self.registers:
-            return name
-        return "_F32(0.0)"
-
-    def _sv_semantic(self, index: int) -> str:
-        for d in self.shader.declarations:
-            if d.file == "SV" and d.first <= index <= d.last:
-                return d.semantic or ""
-        raise ShaderCompileError(f"SV[{index}] is read but not declared")
+        return "def kernel(env):\n" + "\n".join(self.lines) + "\n"
 
     def body(self, start: int, end: int, top: bool = False) -> None:
-        insts = self.shader.instructions
         pc = start
         while pc < end:
-            inst = insts[pc]
+            inst = self.insts[pc]
+            self.pc = pc
+            if pc in self.pending_jumps:
+                self._land_jumps(pc)
             op = inst.opcode
             if op == "BGNSUB":
                 # Subroutine bodies are only generated where they are called.
                 pc = self.sub_starts[pc] + 1
                 continue
             if op == "END":
-                if top:
+                if top and not self.frames:
                     break
+                _cf_ret(self, inst, main=True)
                 pc += 1
                 continue
             handler = _CONTROL.get(op)
@@ -767,13 +814,26 @@ class _Generator:
             else:
                 emitter = OPCODE_EMITTERS.get(op)
                 if emitter is None:
-                    raise UnsupportedError(
-                        f"TGSI opcode {op} (line {inst.line}) is not implemented by numpipe yet"
-                    )
+                    reason = _UNSUPPORTED.get(op, "it is not implemented by numpipe")
+                    raise UnsupportedError(f"TGSI opcode {op} (line {inst.line}): {reason}")
                 emitter(self, inst)
             pc += 1
-        if top and self.frames:
-            raise self.fail(None, f"unterminated {self.frames[-1].kind.upper()} block")
+        if top:
+            if self.frames:
+                raise self.fail(None, f"unterminated {self.frames[-1].kind.upper()} block")
+            if self.pending_jumps:
+                label = min(self.pending_jumps)
+                raise self.fail(None, f"BRA target :{label} is never reached")
+
+    def _land_jumps(self, pc: int) -> None:
+        parked = self.pending_jumps.pop(pc)
+        for pj in parked:
+            self.jump_excl.remove(pj)
+        joined = self.tmp("m")
+        self.emit(f"{joined} = {self.active()} | " + " | ".join(parked))
+        self.set_mask(joined)
+        for pj in parked:
+            self.emit(f"{pj} = _full(n, False)")
 
 
 # ----------------------------------------------------------------------------
@@ -784,9 +844,10 @@ class _Generator:
 def _cf_if(g: _Generator, inst: Instruction) -> None:
     cond = g.tmp("c")
     if inst.opcode == "UIF":
-        g.emit(f"{cond} = {g.src(inst, 0, 0, 'u')} != 0")
+        g.emit(f"{cond} = {g.src(inst, 0, 0, 'u')} != _U32(0)")
     else:
-        g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != 0")
+        # A float condition: -0.0 is false, NaN true (tgsi_exec's `!r.f[i]`).
+        g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != _F32(0.0)")
     g.normalize()
     fr = _Frame("if", g.mask, cond=cond)
     g.frames.append(fr)
@@ -829,7 +890,7 @@ def _cf_bgnloop(g: _Generator, inst: Instruction) -> None:
     g.depth += 1
     g.emit(f"{counter} += 1")
     g.emit(f"if {counter} > MAX_LOOP_ITERATIONS:")
-    g.emit("    _loop_overflow()")
+    g.emit(f"    _loop_overflow({counter})")
     g.emit(f"{cont} = _full(n, False)")
     g.frames.append(fr)
     g.set_mask(base)
@@ -850,6 +911,8 @@ def _innermost(g: _Generator, kinds: tuple[str, ...]) -> _Frame | None:
     for fr in reversed(g.frames):
         if fr.kind in kinds:
             return fr
+        if fr.kind == "sub":
+            return None
     return None
 
 
@@ -864,7 +927,7 @@ def _cf_brk(g: _Generator, inst: Instruction, cond: str | None = None) -> None:
 
 def _cf_breakc(g: _Generator, inst: Instruction) -> None:
     cond = g.tmp("c")
-    g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != 0")
+    g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != _F32(0.0)")
     _cf_brk(g, inst, cond)
 
 
@@ -876,17 +939,16 @@ def _cf_cont(g: _Generator, inst: Instruction) -> None:
     g.set_mask(g.mask)
 
 
-def _cf_ret(g: _Generator, inst: Instruction) -> None:
-    fr = _innermost(g, ("sub",))
+def _cf_ret(g: _Generator, inst: Instruction, main: bool = False) -> None:
+    # RET leaves the innermost subroutine; in main (and END anywhere but the
+    # very end) the lanes are done with the program.
+    fr = None if main else _innermost(g, ("sub",))
     if fr is not None:
-        if fr.ret is None:
-            fr.ret = g.tmp("ret")
-            g.ret_inits.append(fr.ret)
         g.emit(f"{fr.ret} = {fr.ret} | {g.active()}")
     else:
         if g.main_ret is None:
             g.main_ret = "_ret_main"
-            g.lines.insert(0, "    _ret_main = _full(env.n, False)")
+            g.prologue.append("_ret_main = _full(n, False)")
         g.emit(f"{g.main_ret} = {g.main_ret} | {g.active()}")
     g.set_mask(g.mask)
 
@@ -905,51 +967,48 @@ def _cf_cal(g: _Generator, inst: Instruction, cond: str | None = None) -> None:
     fr = _Frame("sub", call_mask, ret=ret)
     g.frames.append(fr)
     g.set_mask(call_mask, [cond] if cond else None)
+    # As tgsi_exec, a call that no lane makes is skipped.
+    g.emit(f"if _any({g.active()}):")
+    g.depth += 1
+    g.emit("pass")
     g.call_depth += 1
-    g.ret_inits = []
+    saved_pc = g.pc
     g.body(start + 1, end)
+    g.pc = saved_pc
     g.call_depth -= 1
     if g.frames[-1] is not fr:
         raise g.fail(inst, "subroutine body leaves a control-flow block open")
-    g.frames.pop()
     g.normalize()
+    g.depth -= 1
+    g.frames.pop()
     g.set_mask(call_mask)
 
 
 def _cf_callnz(g: _Generator, inst: Instruction) -> None:
     cond = g.tmp("c")
-    g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != 0")
+    g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != _F32(0.0)")
     _cf_cal(g, inst, cond)
-
-
-def _cf_ifc(g: _Generator, inst: Instruction) -> None:
-    _cf_if(g, Instruction("IF", src=inst.src, line=inst.line))
 
 
 def _cf_switch(g: _Generator, inst: Instruction) -> None:
     value, matched, brk, any_case = g.tmp("sw"), g.tmp("swm"), g.tmp("brk"), g.tmp("swa")
     g.emit(f"{value} = {g.src(inst, 0, 0, 'u')}")
-    g.normalize()
-    # Lanes that match some CASE of this switch (DEFAULT takes the others).
-    cases = _switch_cases(g, inst)
-    terms = [f"({value} == {g.src(c, 0, 0, 'u')})" for c in cases]
-    g.emit(f"{any_case} = " + (" | ".join(terms) if terms else "_full(n, False)"))
-    g.emit(f"{any_case} = {any_case} | _full(n, False)")
+    # Lanes that match some CASE of this switch (DEFAULT takes the others);
+    # CASE operands are read here, at the SWITCH.
+    terms = [f"({value} == {g.src(c, 0, 0, 'u')})" for c in _switch_cases(g, g.pc)]
+    g.emit(f"{any_case} = " + " | ".join([*terms, "_full(n, False)"]))
     g.emit(f"{matched} = _full(n, False)")
     g.emit(f"{brk} = _full(n, False)")
     fr = _Frame("switch", g.mask, brk=brk, base=g.mask, sw_value=value, sw_matched=matched)
     fr.sw_any = any_case
     g.frames.append(fr)
-    g.emit(f"_none_{brk} = _full(n, False)")
-    g.mask = f"_none_{brk}"
+    g.set_mask(matched)
 
 
-def _switch_cases(g: _Generator, inst: Instruction) -> list[Instruction]:
-    insts = g.shader.instructions
-    start = insts.index(inst) if inst in insts else 0
+def _switch_cases(g: _Generator, start: int) -> list[Instruction]:
     depth = 0
     out = []
-    for later in insts[start + 1 :]:
+    for later in g.insts[start + 1 :]:
         if later.opcode == "SWITCH":
             depth += 1
         elif later.opcode == "ENDSWITCH":
@@ -962,10 +1021,9 @@ def _switch_cases(g: _Generator, inst: Instruction) -> list[Instruction]:
 
 
 def _cf_case(g: _Generator, inst: Instruction, default: bool = False) -> None:
-    fr = _innermost(g, ("switch",))
-    if fr is None or g.frames[-1] is not fr:
+    fr = g.frames[-1] if g.frames else None
+    if fr is None or fr.kind != "switch":
         raise g.fail(inst, "CASE/DEFAULT outside a SWITCH")
-    g.normalize()
     base = fr.base if fr.base is not None else "_ALL"
     if default:
         hit = f"(~{fr.sw_any})"
@@ -983,21 +1041,36 @@ def _cf_endswitch(g: _Generator, inst: Instruction) -> None:
     if not g.frames or g.frames[-1].kind != "switch":
         raise g.fail(inst, "ENDSWITCH without SWITCH")
     fr = g.frames.pop()
-    g.normalize()
     g.set_mask(fr.base)
+
+
+def _cf_bra(g: _Generator, inst: Instruction) -> None:
+    target = inst.label
+    here = g.pc
+    if target is None or not here < target < len(g.insts):
+        raise g.unsupported(inst, f"BRA to :{target} (only forward jumps are)")
+    src, dst = g.paths[here], g.paths[target]
+    if dst != src[: len(dst)]:
+        raise g.unsupported(inst, f"BRA to :{target} into another block")
+    for start, end in g.sub_starts.items():
+        if (start < here <= end) != (start < target <= end):
+            raise g.unsupported(inst, f"BRA to :{target} across a subroutine boundary")
+    pj = g.tmp("jmp")
+    g.prologue.append(f"{pj} = _full(n, False)")
+    g.emit(f"{pj} = {pj} | {g.active()}")
+    g.pending_jumps.setdefault(target, []).append(pj)
+    g.jump_excl.append(pj)
+    g.set_mask(g.mask)
 
 
 def _cf_nop(g: _Generator, inst: Instruction) -> None:
     pass
 
 
-def _cf_bgnsub(g: _Generator, inst: Instruction) -> None:
-    raise g.fail(inst, "BGNSUB reached outside a call")
-
-
 _CONTROL: dict[str, Callable[[_Generator, Instruction], None]] = {
     "IF": _cf_if,
     "UIF": _cf_if,
+    "IFC": _cf_if,
     "ELSE": _cf_else,
     "ENDIF": _cf_endif,
     "BGNLOOP": _cf_bgnloop,
@@ -1008,309 +1081,10 @@ _CONTROL: dict[str, Callable[[_Generator, Instruction], None]] = {
     "RET": _cf_ret,
     "CAL": _cf_cal,
     "CALLNZ": _cf_callnz,
-    "IFC": _cf_ifc,
     "SWITCH": _cf_switch,
     "CASE": _cf_case,
     "DEFAULT": _cf_default,
     "ENDSWITCH": _cf_endswitch,
-    "NOP": _cf_nop,
+    "BRA": _cf_bra,
     "ENDSUB": _cf_nop,
 }
-
-
-# ----------------------------------------------------------------------------
-# Opcode emitters
-# ----------------------------------------------------------------------------
-
-Emitter = Callable[[_Generator, Instruction], None]
-OPCODE_EMITTERS: dict[str, Emitter] = {}
-
-
-def _componentwise(name: str, src_types: str, dst_type: str, template: str) -> None:
-    """Register a per-channel opcode: ``template`` formats the source channels."""
-
-    def emit(g: _Generator, inst: Instruction) -> None:
-        results = {}
-        mask = inst.dst[0].writemask if inst.dst else 0xF
-        for chan in range(4):
-            if mask >> chan & 1:
-                args = [g.src(inst, k, chan, t) for k, t in enumerate(src_types)]
-                results[chan] = (template.format(*args), dst_type)
-        g.write(inst, results)
-
-    OPCODE_EMITTERS[name] = emit
-
-
-def _replicated(name: str, src_types: str, dst_type: str, template: str, chans: str) -> None:
-    """Register an opcode whose scalar result goes to every written channel.
-
-    ``chans`` says which channel of each source feeds the template, e.g. "x"
-    for RCP, or "xyz" with sources repeated for DP3 (see the callers).
-    """
-
-    def emit(g: _Generator, inst: Instruction) -> None:
-        args = []
-        for k, t in enumerate(src_types):
-            for c in chans:
-                args.append(g.src(inst, k, "xyzw".index(c), t))
-        v = g.tmp()
-        g.emit(f"{v} = {template.format(*args)}")
-        g.write(inst, {c: (v, dst_type) for c in range(4)})
-
-    OPCODE_EMITTERS[name] = emit
-
-
-# -- float arithmetic -------------------------------------------------------------
-_componentwise("MOV", "f", "f", "{0}")
-_componentwise("ADD", "ff", "f", "({0} + {1})")
-_componentwise("SUB", "ff", "f", "({0} - {1})")
-_componentwise("MUL", "ff", "f", "({0} * {1})")
-_componentwise("DIV", "ff", "f", "np.divide({0}, {1}, dtype=_F32)")
-_componentwise("MAD", "fff", "f", "({0} * {1} + {2})")
-_componentwise("FMA", "fff", "f", "_F32(np.float64({0}) * np.float64({1}) + np.float64({2}))")
-_componentwise("LRP", "fff", "f", "({0} * {1} + (_F32(1.0) - {0}) * {2})")
-_componentwise("MIN", "ff", "f", "np.fmin({0}, {1})")
-_componentwise("MAX", "ff", "f", "np.fmax({0}, {1})")
-_componentwise("CLAMP", "fff", "f", "np.fmin(np.fmax({0}, {1}), {2})")
-_componentwise("ABS", "f", "f", "np.abs({0})")
-_componentwise("FRC", "f", "f", "({0} - np.floor({0}))")
-_componentwise("FLR", "f", "f", "np.floor({0})")
-_componentwise("CEIL", "f", "f", "np.ceil({0})")
-_componentwise("TRUNC", "f", "f", "np.trunc({0})")
-_componentwise("ROUND", "f", "f", "np.rint({0})")
-_componentwise("SSG", "f", "f", "np.sign({0}).astype(_F32)")
-_componentwise("CMP", "fff", "f", "np.where({0} < 0, {1}, {2})")
-_componentwise("CND", "fff", "f", "np.where({2} > 0.5, {0}, {1})")
-_componentwise("SLT", "ff", "f", "_b2f({0} < {1})")
-_componentwise("SGE", "ff", "f", "_b2f({0} >= {1})")
-_componentwise("SGT", "ff", "f", "_b2f({0} > {1})")
-_componentwise("SLE", "ff", "f", "_b2f({0} <= {1})")
-_componentwise("SEQ", "ff", "f", "_b2f({0} == {1})")
-_componentwise("SNE", "ff", "f", "_b2f({0} != {1})")
-_componentwise("FSLT", "ff", "u", "_b2u({0} < {1})")
-_componentwise("FSGE", "ff", "u", "_b2u({0} >= {1})")
-_componentwise("FSEQ", "ff", "u", "_b2u({0} == {1})")
-_componentwise("FSNE", "ff", "u", "_b2u({0} != {1})")
-_componentwise("SAD", "fff", "f", "(np.abs({0} - {1}) + {2})")
-_componentwise("DDX", "f", "f", "env.ddx({0})")
-_componentwise("DDY", "f", "f", "env.ddy({0})")
-_componentwise("DDX_FINE", "f", "f", "env.ddx({0}, fine=True)")
-_componentwise("DDY_FINE", "f", "f", "env.ddy({0}, fine=True)")
-
-# -- scalar float functions (replicated) -------------------------------------------
-_replicated("RCP", "f", "f", "np.divide(_F32(1.0), {0}, dtype=_F32)", "x")
-_replicated("RSQ", "f", "f", "np.divide(_F32(1.0), np.sqrt(np.abs({0})), dtype=_F32)", "x")
-_replicated("SQRT", "f", "f", "np.sqrt({0})", "x")
-_replicated("EX2", "f", "f", "np.exp2({0})", "x")
-_replicated("LG2", "f", "f", "np.log2({0})", "x")
-_replicated("POW", "ff", "f", "np.power({0}, {1})", "x")
-_replicated("SIN", "f", "f", "np.sin({0})", "x")
-_replicated("COS", "f", "f", "np.cos({0})", "x")
-_replicated("DP2", "ff", "f", "({0} * {2} + {1} * {3})", "xy")
-_replicated("DP3", "ff", "f", "({0} * {3} + {1} * {4} + {2} * {5})", "xyz")
-_replicated("DP4", "ff", "f", "({0} * {4} + {1} * {5} + {2} * {6} + {3} * {7})", "xyzw")
-
-# -- integer / bit operations -------------------------------------------------------
-_componentwise("UADD", "uu", "u", "({0} + {1})")
-_componentwise("UMUL", "uu", "u", "({0} * {1})")
-_componentwise("UMAD", "uuu", "u", "({0} * {1} + {2})")
-_componentwise("INEG", "i", "i", "(_I32(0) - {0})")
-_componentwise("IABS", "i", "i", "np.abs({0})")
-_componentwise("ISSG", "i", "i", "np.sign({0}).astype(_I32)")
-_componentwise("IMAX", "ii", "i", "np.maximum({0}, {1})")
-_componentwise("IMIN", "ii", "i", "np.minimum({0}, {1})")
-_componentwise("UMAX", "uu", "u", "np.maximum({0}, {1})")
-_componentwise("UMIN", "uu", "u", "np.minimum({0}, {1})")
-_componentwise("AND", "uu", "u", "({0} & {1})")
-_componentwise("OR", "uu", "u", "({0} | {1})")
-_componentwise("XOR", "uu", "u", "({0} ^ {1})")
-_componentwise("NOT", "u", "u", "(~{0})")
-_componentwise("SHL", "uu", "u", "({0} << ({1} & _U32(31)))")
-_componentwise("USHR", "uu", "u", "({0} >> ({1} & _U32(31)))")
-_componentwise("ISHR", "iu", "i", "({0} >> _as({1} & _U32(31), _I32))")
-_componentwise("SHR", "iu", "i", "({0} >> _as({1} & _U32(31), _I32))")
-_componentwise("USEQ", "uu", "u", "_b2u({0} == {1})")
-_componentwise("USNE", "uu", "u", "_b2u({0} != {1})")
-_componentwise("USLT", "uu", "u", "_b2u({0} < {1})")
-_componentwise("USGE", "uu", "u", "_b2u({0} >= {1})")
-_componentwise("ISLT", "ii", "u", "_b2u({0} < {1})")
-_componentwise("ISGE", "ii", "u", "_b2u({0} >= {1})")
-_componentwise("UCMP", "uff", "f", "np.where({0} != 0, {1}, {2})")
-_componentwise("I2F", "i", "f", "_as({0}, _I32).astype(_F32)")
-_componentwise("U2F", "u", "f", "_as({0}, _U32).astype(_F32)")
-_componentwise("F2I", "f", "i", "_f2i({0})")
-_componentwise("F2U", "f", "u", "_f2u({0})")
-_componentwise("ARL", "f", "i", "_f2i(np.floor({0}))")
-_componentwise("ARR", "f", "i", "_f2i(np.rint({0}))")
-_componentwise("UARL", "i", "i", "{0}")
-
-
-def _emit_kill(g: _Generator, inst: Instruction) -> None:
-    lanes = g.active()
-    g.emit(f"_kill = {lanes}.copy() if _kill is None else (_kill | {lanes})")
-
-
-def _emit_kill_if(g: _Generator, inst: Instruction) -> None:
-    conds = " | ".join(f"({g.src(inst, 0, c, 'f')} < 0)" for c in range(4))
-    hit = g.tmp("k")
-    g.emit(f"{hit} = {g.active()} & ({conds})")
-    g.emit(f"_kill = {hit} if _kill is None else (_kill | {hit})")
-
-
-OPCODE_EMITTERS["KILL"] = _emit_kill
-OPCODE_EMITTERS["KILP"] = _emit_kill
-OPCODE_EMITTERS["DEMOTE"] = _emit_kill
-OPCODE_EMITTERS["KILL_IF"] = _emit_kill_if
-OPCODE_EMITTERS["KIL"] = _emit_kill_if
-
-
-def _in(inputs: list[Any], index: int, chan: int) -> Any:
-    if index < len(inputs) and inputs[index] is not None:
-        v = inputs[index][chan]
-        if v is not None:
-            return v
-    return F32(0.0)
-
-
-def _sv(values: dict[str, Any], semantic: str, chan: int) -> Any:
-    v = values.get(semantic)
-    if v is None:
-        raise ShaderRuntimeError(f"system value {semantic} is not provided by this stage")
-    c = v[chan]
-    return F32(0.0) if c is None else c
-
-
-_RUNTIME["_in"] = _in
-_RUNTIME["_sv"] = _sv
-
-
-# ----------------------------------------------------------------------------
-# Texture instructions: decode TGSI operand layouts into TexRequests
-# ----------------------------------------------------------------------------
-
-
-def _tex_unit(g: _Generator, inst: Instruction, k: int) -> int:
-    if k >= len(inst.src):
-        raise g.fail(inst, f"needs a sampler operand (source {k})")
-    reg = inst.src[k].reg
-    if reg.file not in ("SAMP", "SVIEW"):
-        raise g.fail(inst, f"source {k} must be a SAMP or SVIEW register, not {reg.file}")
-    if reg.indirect is not None:
-        raise UnsupportedError(
-            f"{inst.opcode} with an indirectly addressed sampler is not supported"
-        )
-    return reg.index
-
-
-def _tex_offsets(g: _Generator, inst: Instruction) -> str:
-    if not inst.tex_offsets:
-        return "None"
-    off = inst.tex_offsets[0]
-    parts = []
-    for c in off.swizzle:
-        parts.append(g.read_reg(off.reg.file, off.reg.index, c, "i", None))
-    return "(" + ", ".join(parts) + ")"
-
-
-def _tex_coords(
-    g: _Generator, inst: Instruction, target: str, proj: bool = False
-) -> dict[str, str]:
-    """Name the coordinate components of src0 for ``target`` (tgsi_exec's layout)."""
-    from .texture_api import ARRAY_TARGETS, SHADOW_TARGETS, coord_count
-
-    comp = {c: g.src(inst, 0, c, "f") for c in range(4)}
-    if proj:
-        q = g.tmp("q")
-        g.emit(f"{q} = {comp[3]}")
-        for c in range(3):
-            v = g.tmp("p")
-            g.emit(f"{v} = np.divide({comp[c]}, {q}, dtype=_F32)")
-            comp[c] = v
-    n = coord_count(target)
-    out = {"s": comp[0]}
-    if n >= 2:
-        out["t"] = comp[1]
-    if n >= 3:
-        out["r"] = comp[2]
-    if target in ARRAY_TARGETS:
-        out["layer"] = comp[n] if n < 4 else comp[3]
-    if target in SHADOW_TARGETS:
-        used = n + (1 if target in ARRAY_TARGETS else 0)
-        if used < 4:
-            out["ref"] = (
-                comp[max(used, 2)] if target in ("SHADOW1D", "SHADOW1D_ARRAY") else comp[used]
-            )
-    return out
-
-
-def _tex_call(g: _Generator, inst: Instruction, op: str, unit: int, fields: dict[str, str]) -> None:
-    target = inst.texture or "2D"
-    args = [f"op={op!r}", f"unit={unit}", f"sampler={unit}", f"target={target!r}", "n=n"]
-    args += [f"{k}={v}" for k, v in fields.items()]
-    args.append("quad_shape=env.quad_shape")
-    res = g.tmp("tex")
-    g.emit(f"{res} = env.textures.execute(_TexRequest({', '.join(args)}))")
-    g.write(inst, {c: (f"_as({res}[{c}], _F32)", "f") for c in range(4)})
-
-
-def _emit_tex(g: _Generator, inst: Instruction) -> None:
-    op = inst.opcode
-    target = inst.texture or "2D"
-    fields: dict[str, str] = {}
-    if op in ("TEX", "TXP", "TXB", "TXL"):
-        fields.update(_tex_coords(g, inst, target, proj=op == "TXP"))
-        if op == "TXB":
-            fields["bias"] = g.src(inst, 0, 3, "f")
-        elif op == "TXL":
-            fields["lod"] = g.src(inst, 0, 3, "f")
-        unit = _tex_unit(g, inst, 1)
-    elif op in ("TEX2", "TXB2", "TXL2"):
-        fields.update(_tex_coords(g, inst, target))
-        extra = g.src(inst, 1, 0, "f")
-        key = {"TEX2": "ref", "TXB2": "bias", "TXL2": "lod"}[op]
-        fields[key] = extra
-        unit = _tex_unit(g, inst, 2)
-    elif op == "TXD":
-        fields.update(_tex_coords(g, inst, target))
-        fields["ddx"] = "[" + ", ".join(g.src(inst, 1, c, "f") for c in range(3)) + "]"
-        fields["ddy"] = "[" + ", ".join(g.src(inst, 2, c, "f") for c in range(3)) + "]"
-        unit = _tex_unit(g, inst, 3)
-    else:
-        raise g.fail(inst, "not a sampling opcode")
-    if inst.tex_offsets:
-        fields["offset"] = _tex_offsets(g, inst)
-    _tex_call(g, inst, "sample", unit, fields)
-
-
-def _emit_txf(g: _Generator, inst: Instruction) -> None:
-    from .texture_api import ARRAY_TARGETS, coord_count
-
-    target = inst.texture or "2D"
-    comp = {c: g.src(inst, 0, c, "i") for c in range(4)}
-    n = coord_count(target)
-    fields = {"s": comp[0]}
-    if n >= 2:
-        fields["t"] = comp[1]
-    if n >= 3:
-        fields["r"] = comp[2]
-    if target in ARRAY_TARGETS:
-        fields["layer"] = comp[n]
-    if target not in ("BUFFER", "2D_MSAA", "2D_ARRAY_MSAA"):
-        fields["lod"] = comp[3]
-    if inst.tex_offsets:
-        fields["offset"] = _tex_offsets(g, inst)
-    _tex_call(g, inst, "fetch", _tex_unit(g, inst, 1), fields)
-
-
-def _emit_txq(g: _Generator, inst: Instruction) -> None:
-    _tex_call(g, inst, "size", _tex_unit(g, inst, 1), {"lod": g.src(inst, 0, 0, "i")})
-
-
-for _name in ("TEX", "TXP", "TXB", "TXL", "TEX2", "TXB2", "TXL2", "TXD"):
-    OPCODE_EMITTERS[_name] = _emit_tex
-OPCODE_EMITTERS["TXF"] = _emit_txf
-OPCODE_EMITTERS["TXQ"] = _emit_txq
-
-from .texture_api import TexRequest as _TexRequestType  # noqa: E402
-
-_RUNTIME["_TexRequest"] = _TexRequestType

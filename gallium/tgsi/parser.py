@@ -14,16 +14,22 @@ expected there.  The parser follows tgsi_text statement by statement:
   interpolation, location, ``INVARIANT``, sampler-view and image attributes;
 * immediates of FLT32/UINT32/INT32 (four values) and FLT64/UINT64/INT64 (two).
 
+Numbers are read as the C library tgsi_text relies on reads them: floats as
+glibc's strtof/strtod (correct rounding, hex floats, ``inf``, ``nan`` and
+``nan(0x...)`` payloads), 64-bit integers as strtoll/strtoull (base 0,
+saturating), indices and UINT32/INT32 values with unsigned wrap-around.
+
 Where tgsi_text is sloppy the parser is strict: a malformed immediate body is
-an error (tgsi_text prints the error and carries on).  Carriage returns count
-as white space.  Nothing in here touches threads or numpy state; it is a pure
-function of the text, fuzzed by the test suite to raise nothing but
-``TgsiSyntaxError``.
+an error (tgsi_text prints the error and carries on), and memory qualifiers
+are accepted on every ATOM* opcode (tgsi_text only marks LOAD..ATOMIMAX and
+RESQ as memory instructions).  Carriage returns count as white space.
+
+Nothing in here touches threads or numpy state; it is a pure function of the
+text, fuzzed by the test suite to raise nothing but ``TgsiSyntaxError``.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import struct
 from fractions import Fraction
@@ -100,7 +106,10 @@ class TgsiSyntaxError(PipeValueError):
         self.column = column
         self.expected = expected
         where = f"TGSI line {line}, column {column}"
-        super().__init__(f"{where}: {message}")
+        text = message
+        if expected is not None and f"expected {expected}" not in message:
+            text = f"{message}; expected {expected}" if message else f"expected {expected}"
+        super().__init__(f"{where}: {text}")
 
 
 def parse(text: str) -> Shader:
@@ -677,11 +686,13 @@ class _Parser:
         if self.peek() == "[":
             self.pos += 1
             self.white()
+            at = self.pos
             idx = self.uint()
             if idx != len(self.imms):
                 raise self.error(
                     f"immediates must be sorted: IMM[{idx}] where IMM[{len(self.imms)}] is next",
                     f"IMM[{len(self.imms)}]",
+                    pos=at,
                 )
             self.expect_char("]")
         if not self.white():
@@ -719,7 +730,7 @@ class _Parser:
             if not m:
                 raise self.error("", "immediate constant")
             self.pos = m.end()
-            raw = struct.pack("<d", _strtod(m.group(0)))
+            raw = struct.pack("<Q", _strtod_bits(m.group(0)))
         else:
             m = _C_INT.match(self.s, self.pos)
             if not m:
@@ -730,7 +741,7 @@ class _Parser:
                 value = max(-(1 << 63), min((1 << 63) - 1, value))
                 raw = struct.pack("<q", value)
             else:
-                if value > (1 << 64) - 1:
+                if abs(value) > (1 << 64) - 1:  # strtoull: ULLONG_MAX whatever the sign
                     value = (1 << 64) - 1
                 raw = struct.pack("<Q", value & ((1 << 64) - 1))
         lo, hi = struct.unpack("<2I", raw)
@@ -804,38 +815,68 @@ def _decimal_fraction(body: str) -> Fraction | None:
 
 
 def _hex_fraction(body: str) -> Fraction | None:
-    """Exact value of an unsigned hex float literal like ``0x1.8p+3``."""
+    """Value of an unsigned hex float literal like ``0x1.8p+3``, exact up to a
+    sticky last digit (far below the precision of any float); None if huge."""
     mant, _, exp_text = body[2:].partition("p")
     whole, _, frac = mant.partition(".")
     digits = (whole + frac).lstrip("0")
     if not digits:
         return Fraction(0)
-    exp = int(exp_text) if exp_text and len(exp_text.lstrip("+-")) <= 6 else 0
     if exp_text and len(exp_text.lstrip("+-")) > 6:
         return Fraction(0) if exp_text.startswith("-") else None
-    if len(digits) > _SIG_DIGITS:
-        return None if len(whole.lstrip("0")) > 40 else Fraction(0)
-    value = Fraction(int(digits, 16), 16 ** len(frac)) * Fraction(2) ** exp
-    if value > Fraction(2) ** 1100:
+    exp2 = (int(exp_text) if exp_text else 0) - 4 * len(frac)
+    if len(digits) > 40:  # 160 bits: keep them plus one sticky digit
+        sticky = "1" if digits[40:].strip("0") else "0"
+        exp2 += 4 * (len(digits) - 41)
+        digits = digits[:40] + sticky
+    mantissa = int(digits, 16)
+    magnitude = mantissa.bit_length() + exp2
+    if magnitude > 1100:
         return None
-    return value
+    if magnitude < -1200:
+        return Fraction(0)
+    return Fraction(mantissa) * Fraction(2) ** exp2
 
 
-def _strtod(text: str) -> float:
+def _nan_payload(body: str, bits: int) -> int:
+    """glibc's strtof/strtod ``nan(n-char-sequence)``: the sequence, read as a C
+    integer (base 0), sets the low ``bits`` mantissa bits; anything else (or
+    no sequence) gives the default payload 0."""
+    m = re.fullmatch(r"nan\((0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\)", body, re.IGNORECASE)
+    if m is None:
+        return 0
+    seq = m.group(1)
+    if seq[:2].lower() == "0x":
+        value = int(seq[2:], 16) if len(seq) < 40 else (1 << 64) - 1
+    elif len(seq) > 1 and seq[0] == "0":
+        value = int(seq, 8) if len(seq) < 40 else (1 << 64) - 1
+    else:
+        value = int(seq) if len(seq) < 40 else (1 << 64) - 1
+    value = min(value, (1 << 64) - 1)  # strtoull saturates
+    return value & ((1 << bits) - 1)
+
+
+def _strtod_bits(text: str) -> int:
+    """Round a C double literal exactly as strtod does; the IEEE bits."""
     t = text.lower()
-    sign = -1.0 if t.startswith("-") else 1.0
+    negative = t.startswith("-")
     body = t.lstrip("+-")
     if body.startswith("inf"):
-        return sign * float("inf")
-    if body.startswith("nan"):
-        return math.copysign(float("nan"), sign)
-    exact = _hex_fraction(body) if body.startswith("0x") else _decimal_fraction(body)
-    if exact is None:
-        return sign * float("inf")
-    try:
-        return sign * float(exact)
-    except OverflowError:
-        return sign * float("inf")
+        bits = 0x7FF0000000000000
+    elif body.startswith("nan"):
+        bits = 0x7FF8000000000000 | _nan_payload(body, 51)
+    else:
+        exact = _hex_fraction(body) if body.startswith("0x") else _decimal_fraction(body)
+        if exact is None:
+            bits = 0x7FF0000000000000
+        else:
+            try:
+                bits = struct.unpack("<Q", struct.pack("<d", float(exact)))[0]
+            except OverflowError:
+                bits = 0x7FF0000000000000
+    if negative:
+        bits |= 1 << 63
+    return bits
 
 
 def _strtof_bits(text: str) -> int:
@@ -846,7 +887,7 @@ def _strtof_bits(text: str) -> int:
     if body.startswith("inf"):
         bits = 0x7F800000
     elif body.startswith("nan"):
-        bits = 0x7FC00000
+        bits = 0x7FC00000 | _nan_payload(body, 22)
     else:
         exact = _hex_fraction(body) if body.startswith("0x") else _decimal_fraction(body)
         bits = 0x7F800000 if exact is None else _fraction_to_f32_bits(exact)
@@ -885,12 +926,17 @@ def _fraction_to_f32_bits(x: Fraction) -> int:
 
 
 def _c_int(text: str) -> int:
+    """A C integer literal (strtoll base 0); values far beyond 64 bits come back
+    as 2**70 with their sign, for the caller to saturate."""
     sign = -1 if text.startswith("-") else 1
     body = text.lstrip("+-")
-    if len(body) > 64:  # far beyond 64 bits whatever the base: saturate
-        return sign * (1 << 70)
     if body.lower().startswith("0x"):
-        return sign * int(body, 16)
-    if len(body) > 1 and body.startswith("0"):
-        return sign * int(body, 8)
-    return sign * int(body)
+        digits, base = body[2:], 16
+    elif len(body) > 1 and body.startswith("0"):
+        digits, base = body[1:], 8
+    else:
+        digits, base = body, 10
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 30:  # beyond 64 bits in any base
+        return sign * (1 << 70)
+    return sign * int(digits, base)

@@ -9,7 +9,6 @@ their programs are the same, whatever the source spacing, case or labels were;
 
 from __future__ import annotations
 
-import math
 import struct
 from dataclasses import dataclass, field
 
@@ -156,7 +155,11 @@ class Instruction:
 
 @dataclass(frozen=True, slots=True)
 class Declaration:
-    """One ``DCL`` statement.  Only the fields its register file uses are set."""
+    """One ``DCL`` statement.  Only the fields its register file uses are set.
+
+    tgsi_text reads ``, COLOR`` after a register as the COLOR semantic, so a
+    declaration with COLOR interpolation needs a semantic to be printable.
+    """
 
     file: str
     first: int
@@ -253,22 +256,40 @@ class Immediate:
         return struct.unpack(fmt, raw)
 
     def to_text(self, index: int) -> str:
-        vals = self.values
-        if self.type in ("FLT32", "FLT64"):
-            items = [_float_text(float(v), self.type == "FLT32") for v in vals]
+        if self.type == "FLT32":
+            items = [_float_text(b, True) for b in self.bits]
+        elif self.type == "FLT64":
+            b = self.bits
+            items = [_float_text(b[i] | (b[i + 1] << 32), False) for i in (0, 2)]
         else:
-            items = [str(int(v)) for v in vals]
+            items = [str(int(v)) for v in self.values]
         return f"IMM[{index}] {self.type} {{{', '.join(items)}}}"
 
 
-def _float_text(v: float, single: bool) -> str:
-    if math.isnan(v):
-        return "nan" if math.copysign(1.0, v) > 0 else "-nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
+def _float_text(bits: int, single: bool) -> str:
+    """Shortest text that strtof/strtod read back to the same bits.
+
+    A NaN prints as ``nan(0x<payload>)`` (glibc's strtof sets the low mantissa
+    bits from it); a signalling NaN cannot be written in C float syntax and
+    prints as the quiet NaN with its payload.
+    """
     import numpy as np
 
-    value = np.float32(v) if single else np.float64(v)
+    mant_bits = 23 if single else 52
+    exp_mask = 0xFF if single else 0x7FF
+    sign = "-" if bits >> (31 if single else 63) & 1 else ""
+    exponent = bits >> mant_bits & exp_mask
+    mantissa = bits & ((1 << mant_bits) - 1)
+    if exponent == exp_mask:
+        if mantissa == 0:
+            return sign + "inf"
+        payload = mantissa & ((1 << (mant_bits - 1)) - 1)
+        return sign + (f"nan(0x{payload:x})" if payload else "nan")
+    if single:
+        value = np.array(bits, np.uint32).view(np.float32)[()]
+    else:
+        value = np.array(bits, np.uint64).view(np.float64)[()]
+    v = float(value)
     if v == 0.0 or 1e-4 <= abs(v) < 1e7:
         return np.format_float_positional(value, unique=True, trim="0")
     return np.format_float_scientific(value, unique=True, trim="-")

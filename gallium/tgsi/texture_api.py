@@ -77,6 +77,10 @@ class TexRequest:
     sampler computes derivatives itself over the 2x2 quads described by
     ``quad_shape`` (fragment kernels) or uses level 0 (other stages).
     ``offset`` is a per-axis integer texel offset (tuple of ints or lane arrays).
+    ``sample`` is the sample index of a multisample fetch (TXF on an MSAA
+    target, SAMPLE_I_MS).
+    Shadow comparisons carry ``ref`` and a ``SHADOW*`` target (SAMPLE_C and
+    SAMPLE_C_LZ map their sampler view's target to its shadow form).
     """
 
     op: str
@@ -94,8 +98,9 @@ class TexRequest:
     ddx: list[Any] | None = None
     ddy: list[Any] | None = None
     offset: tuple[Any, Any, Any] | None = None
-    component: int = 0
+    component: Any = 0
     quad_shape: tuple[int, int] | None = None
+    sample: Any = None
 
 
 class TextureUnits(Protocol):
@@ -104,3 +109,33 @@ class TextureUnits(Protocol):
     def execute(self, req: TexRequest) -> list[Any]:
         """Answer a request with four channels (see module docstring)."""
         ...
+
+
+def coord_dim(target: str) -> int:
+    """Source components holding coordinates, array layer included (tgsi_util's
+    ``tgsi_util_get_texture_coord_dim``)."""
+    n = coord_count(target)
+    return n + 1 if target in ARRAY_TARGETS else n
+
+
+def shadow_ref_index(target: str) -> int | None:
+    """Which source component holds the shadow reference: 0..3 are src0.xyzw,
+    4 is src1.x (``tgsi_util_get_shadow_ref_src_index``); None if not shadow."""
+    if target in ("SHADOW1D", "SHADOW2D", "SHADOWRECT", "SHADOW1D_ARRAY"):
+        return 2
+    if target in ("SHADOW2D_ARRAY", "SHADOWCUBE"):
+        return 3
+    if target == "SHADOWCUBEARRAY":
+        return 4
+    return None
+
+
+SHADOW_OF = {
+    "1D": "SHADOW1D",
+    "2D": "SHADOW2D",
+    "RECT": "SHADOWRECT",
+    "1D_ARRAY": "SHADOW1D_ARRAY",
+    "2D_ARRAY": "SHADOW2D_ARRAY",
+    "CUBE": "SHADOWCUBE",
+    "CUBEARRAY": "SHADOWCUBEARRAY",
+}

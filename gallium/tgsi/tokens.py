@@ -489,7 +489,7 @@ _LEGACY = [
     _op("BRA", 0, 0, NONE, is_branch=True, legacy=True),
     _op("SCS", 1, 1, CHAN, legacy=True),
     _op("NRM", 1, 1, COMP, legacy=True),
-    _op("NRM4", 1, 1, REPL, legacy=True),
+    _op("NRM4", 1, 1, COMP, legacy=True),
     _op("PUSHA", 0, 1, NONE, legacy=True),
     _op("POPA", 1, 0, COMP, legacy=True),
     _op("CALLNZ", 0, 1, NONE, is_branch=True, legacy=True),

@@ -113,7 +113,11 @@ class ThreadedContext:
         self._vbufs: dict[int, Resource] = {}
         self._cbufs: dict[tuple[int, int], Resource] = {}
         self._views: dict[tuple[int, int], Resource] = {}
-        self._unflushed_queries: list[Any] = []  # ended, no flush recorded after yet
+        # (query, end serial) ended with no flush recorded after yet
+        self._unflushed_queries: list[tuple[Any, int]] = []
+        # guards each query's tc_serial / tc_flushed pair; held only for a few
+        # assignments, by the application and the driver thread alike
+        self._query_lock = threading.Lock()
         self._thread = threading.Thread(
             target=self._driver_loop, name=f"numpipe-driver-{self.id}", daemon=True
         )
@@ -671,8 +675,12 @@ class ThreadedContext:
         except BaseException:
             fence.signal()
             raise
-        for q in queries:
-            q.tc_flushed = True
+        with self._query_lock:
+            for q, serial in queries:
+                # a begin/end recorded after this flush was taken makes the
+                # query unflushed again: only its own flush may mark it
+                if q.tc_serial == serial:
+                    q.tc_flushed = True
         inner.add_done_callback(fence.signal)
 
     def callback(self, fn: Any, data: Any = None, asap: bool = False) -> None:
@@ -816,8 +824,15 @@ class ThreadedContext:
                         self._driver_write_buffer, (res, lo, data), 1 + data.size // 8
                     )
 
-    @staticmethod
-    def _driver_write_buffer(res: Resource, offset: int, data: np.ndarray) -> None:
+    def _driver_write_buffer(self, res: Resource, offset: int, data: np.ndarray) -> None:
+        """Runs on the driver thread, in call order: an upload copied into the batch.
+
+        Work the direct context already holds that reads the buffer at
+        rasterization time (shader buffers, buffer textures) is finished
+        first, as llvmpipe's buffer_subdata does; constants are copied per
+        draw, so uniform updates between draws never wait here.
+        """
+        self.pipe._sync_resource(res, True, "threaded upload")
         res.storage[offset : offset + data.size] = data
 
     def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
@@ -891,8 +906,16 @@ class ThreadedContext:
             query.begin_value = getattr(self.stats, name)  # type: ignore[attr-defined]
             query.active, query.ended = True, False
             return True
-        self._record(self.pipe.begin_query, (query,))
+        with self._lock:
+            self._bump_query(query)
+            self._record_locked(self.pipe.begin_query, (query,))
         return True
+
+    def _bump_query(self, query) -> int:
+        with self._query_lock:
+            query.tc_serial = getattr(query, "tc_serial", 0) + 1
+            query.tc_flushed = False
+            return query.tc_serial
 
     def end_query(self, query) -> bool:
         name = getattr(query, "driver_counter", None)
@@ -901,8 +924,8 @@ class ThreadedContext:
             query.active, query.ended = False, True
             return True
         with self._lock:
-            query.tc_flushed = False  # type: ignore[attr-defined]
-            self._unflushed_queries.append(query)
+            serial = self._bump_query(query)
+            self._unflushed_queries.append((query, serial))
             self._record_locked(self.pipe.end_query, (query,))
         return True
 

@@ -1131,11 +1131,11 @@ class NumpipeContext:
                 consts.append(None)
                 continue
             res = self._constbufs[ShaderType.FRAGMENT][idx][0]
-            # User constants were copied at bind time; resource constants are
-            # captured (the scene marks the resource busy) rather than copied.
-            if res is not None:
-                scene.resources.add(res)
-            consts.append(arr)
+            # User constants were copied at bind time.  A buffer's constants
+            # are copied now (they are small): the rasterizer reads them after
+            # this call returns, and a later write to the buffer (buffer_subdata,
+            # a threaded context's in-order upload) must not reach this draw.
+            consts.append(arr.copy() if res is not None else arr)
         counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
         textures = self._texture_bindings(ShaderType.FRAGMENT)
         if textures is not None:

@@ -26,10 +26,12 @@ Guarantees:
 * A *deferred* fence (``PIPE_FLUSH_DEFERRED``) carries a submit hook.  The
   first wait of any kind, from any thread or task, calls the hook, which
   submits the work the fence covers; the hook is called at most once.
-* A fence may name an *error source*: after the fence is signalled, a wait asks
-  it for an error raised while executing the covered work and raises it.  The
-  owner of the error source makes sure each error is reported only once (the
-  next sync point of the context does not raise it again).
+* A fence may name an *error source*: after the fence is signalled, a wait
+  *on the thread that set the source* (the thread that flushed: the context's
+  own application thread) asks it for an error raised while executing the
+  covered work and raises it.  Waits on other threads (``screen.fence_finish``
+  from a watcher) only see completion: a context's error is reported to that
+  context's user, once, and never to someone else.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class Fence:
     __slots__ = (
         "__weakref__",
         "_callbacks",
+        "_error_owner",
         "_error_source",
         "_event",
         "_lock",
@@ -74,6 +77,7 @@ class Fence:
         self._signalled = False
         self._submit_hook = submit_hook
         self._error_source = error_source
+        self._error_owner = threading.get_ident()
         self.label = label
 
     # -- construction helpers -------------------------------------------------
@@ -127,7 +131,9 @@ class Fence:
             cb()
 
     def set_error_source(self, source: ErrorSource | None) -> None:
+        """Report ``source``'s error to waits on the calling thread (see above)."""
         self._error_source = source
+        self._error_owner = threading.get_ident()
 
     def add_done_callback(self, fn: Callable[[], None]) -> Callable[[], None]:
         """Call ``fn()`` when signalled (at once if already).  Returns a handle."""
@@ -159,7 +165,7 @@ class Fence:
 
     def _report(self) -> None:
         source = self._error_source
-        if source is not None:
+        if source is not None and threading.get_ident() == self._error_owner:
             err = source()
             if err is not None:
                 raise err

@@ -29,9 +29,12 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install -q moderngl || echo "moderngl unavailable: numpipe runs alone"
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
+# Goldens rendered by Mesa (llvmpipe, softpipe); needs libgl1-mesa-dri and libegl1.
 reference: $(STAMP)
 	$(BIN)/python -m pip install -q moderngl
 	$(BIN)/python tools/make_reference.py
+	$(BIN)/python tools/make_tex_reference.py
+	$(BIN)/python tools/make_tgsi_corpus.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -9,45 +9,55 @@ answers a kernel's texture request.
 
 Theory of operation
 -------------------
-Sampling follows llvmpipe (Mesa 22, ``gallivm/lp_bld_sample*.c``) closely
-enough that UNORM8 results match it within one step, and usually exactly.
-Everything is vectorized over the request's lanes; nothing loops per lane.
+Sampling reproduces llvmpipe (Mesa 22.3, ``gallivm/lp_bld_sample*.c``): fed
+the coordinates llvmpipe interpolates, every reference scene of
+tests/reference/tex_scenes.py comes out byte for byte identical.  Everything
+is vectorized over the request's lanes; nothing loops per lane or per pixel.
 
 *Two filtering paths*, chosen per request as llvmpipe chooses them:
 
 * the **8-bit path** (llvmpipe's AoS sampler) for formats whose channels all
-  fit in 8 UNORM bits, plain sampling (no gather, no shadow compare) and
-  REPEAT / CLAMP_TO_EDGE wrapping (and not seamless linear cube filtering).
-  Coordinates become 24.8 fixed point (``rint(s * size * 256) - 128``), the
-  weights are the 8 fraction bits, and texels are blended as packed bytes
-  with ``v0 + ((w * (v1 - v0) + 128) >> 8)`` per channel (pmulhrsw); the mip
-  blend weight is ``trunc(lod_fraction * 256)``.  Texels travel as packed
-  RGBA8 ``uint32`` words, two channels per 16-bit half, so a bilinear tap
-  costs a handful of integer operations on whole arrays.
+  fit in 8 UNORM bits (narrower channels widened by bit replication), plain
+  sampling (no gather, no shadow compare), REPEAT / CLAMP_TO_EDGE wrapping,
+  not seamless linear cube filtering, and one lod per quad unless the min
+  and mag filters agree.  Coordinates become 24.8 fixed point
+  (``rint(s * size * 256) - 128``), the weights are the 8 fraction bits, and
+  texels are blended per byte as ``v0 + floor((w * (v1 - v0) + 128) / 256)``
+  (pmulhrsw), rounding after each of the two horizontal and one vertical
+  lerps; the mip blend weight is ``trunc(lod_fraction * 256)``.  Texels
+  travel as packed RGBA8 ``uint32`` words and are blended two channels per
+  word (red/blue and green/alpha in 16-bit lanes).
 * the **float path** (llvmpipe's SoA sampler) for everything else: texels
   are decoded to float32 (UNORM as ``float(x) * fl32(1 / (2**bits - 1))``)
-  and blended with ``fma(w, v1 - v0, v0)``; every wrap mode, border colour,
-  shadow comparison (bilinear PCF for linear filters), gather and seamless
-  cube filtering (edges and corners as llvmpipe does them) live here.
+  and blended with ``fma(w, v1 - v0, v0)``; every wrap mode, border colour
+  (clamped to the format's range, only on channels the format has), shadow
+  comparison (bilinear PCF for linear filters), gather and seamless cube
+  filtering (neighbour faces at edges, the missing corner texel's weight
+  shared by the other three) live here.
 
-*Level of detail*: implicit derivatives come from each 2x2 quad's top-left,
-top-right and bottom-left lanes (``req.quad_shape``).  With llvmpipe's
+*Level of detail*: implicit derivatives are coarse per 2x2 quad (top-right
+and bottom-left minus top-left lane, ``req.quad_shape``).  With llvmpipe's
 defaults (no rho approximation, no brilinear) the squared scale factor is
 ``max((dsdx*w)^2 + (dtdx*h)^2 [+ (drdx*d)^2], same for y)`` in float32 and
-``lod = 0.5 * fast_log2(rho^2)`` where ``fast_log2`` is the piecewise-linear
-exponent-plus-mantissa approximation; without bias or lod clamping and with
-mip filter NONE/NEAREST the level is taken from the exponent directly.  The
-level is per quad (per pixel for cube maps with mipmaps, explicit lods,
-biases and derivatives); min_lod/max_lod/lod_bias and the view's level range
-apply as in ``lp_build_lod_selector``.  Stages without quads sample level 0.
+``lod = 0.5 * fast_log2(rho^2)``, ``fast_log2`` being the piecewise-linear
+exponent-plus-mantissa approximation (LODQ too); without biases or lod
+clamps and with mip filter NONE/NEAREST the level comes from the exponent
+alone.  The lod is one per quad, except per lane for explicit lods, biases,
+derivatives, LODQ and mipmapped cube maps, whose direction derivatives are
+the *fine* ones (per quad row / column) and are carried through the face
+projection.  min_lod / max_lod / lod_bias and the view's level range apply
+as in ``lp_build_lod_selector``; stages without quads sample level 0.
 
 Results are four channels of ``n`` lanes: float32 for float and normalised
 formats, raw int32/uint32 for pure integer formats; the view swizzle is
 applied last (not for buffers, as llvmpipe).  ``fetch`` (TXF) is robust:
-out-of-range coordinates, layers or levels give zero texels.
+out-of-range coordinates, layers or levels give a zero texel.  Filtering
+runs over lane chunks of ``_CHUNK`` so temporaries stay in cache; level of
+detail is computed once per quad and expanded.
 
-Thread safety: ``execute`` only reads captured arrays and builds new ones,
-so one bindings object serves every worker of a draw at once.
+Thread safety: ``execute`` only reads captured arrays and builds new ones
+(the per-view addressing tables are built once under a lock), so one
+bindings object serves every worker of a draw at once.
 """
 
 from __future__ import annotations
@@ -191,6 +201,17 @@ class TextureBindings:
 # ----------------------------------------------------------------------------
 
 
+def sampleable(desc: FormatDesc | None) -> bool:
+    """Whether texels of this format can be sampled: every format
+    :mod:`gallium.util.format` describes except packed small floats
+    (R11G11B10_FLOAT) and the odd layouts other than Z32_FLOAT_S8X24_UINT."""
+    if desc is None:
+        return False
+    if desc.layout == "other":
+        return desc.name.startswith("Z32_FLOAT_S8X24")
+    return not any(c.type == "FLOAT" and c.bits not in (16, 32, 64) for c in desc.channels)
+
+
 @dataclass(frozen=True)
 class _FormatInfo:
     desc: FormatDesc
@@ -261,7 +282,7 @@ def _format_info(desc: FormatDesc) -> _FormatInfo:
 def _unorm_to_float(raw: np.ndarray, bits: int) -> np.ndarray:
     """lp_build_unsigned_norm_to_float: ``float(x) * fl32(1 / max)`` up to 24 bits."""
     if bits <= 24:
-        return raw.astype(F32) * F32(1.0 / ((1 << bits) - 1))
+        return raw.astype(F32, copy=False) * F32(1.0 / ((1 << bits) - 1))
     # Wider: keep the top 23 bits as a mantissa, as gallivm does.
     shift = bits - 23
     m = (raw.astype(np.uint64) >> np.uint64(shift)).astype(U32) | U32(0x3F800000)
@@ -276,14 +297,14 @@ def _channel_float(c: Any, raw: np.ndarray) -> np.ndarray:
     if t == "SRGB":
         x = _unorm_to_float(raw, c.bits)
         lo = x * F32(1.0 / 12.92)
-        hi = np.power((x + F32(0.055)) * F32(1.0 / 1.055), F32(2.4)).astype(F32)
-        return np.where(x <= F32(0.04045), lo, hi).astype(F32)
+        hi = np.power((x + F32(0.055)) * F32(1.0 / 1.055), F32(2.4)).astype(F32, copy=False)
+        return np.where(x <= F32(0.04045), lo, hi).astype(F32, copy=False)
     if t == "SNORM":
-        v = raw.astype(F32) * F32(1.0 / ((1 << (c.bits - 1)) - 1))
+        v = raw.astype(F32, copy=False) * F32(1.0 / ((1 << (c.bits - 1)) - 1))
         return np.maximum(v, F32(-1.0))
     if t == "FIXED":
-        return raw.astype(F32) * F32(1.0 / 65536.0)
-    return raw.astype(F32)  # FLOAT, USCALED, SSCALED
+        return raw.astype(F32, copy=False) * F32(1.0 / 65536.0)
+    return raw.astype(F32, copy=False)  # FLOAT, USCALED, SSCALED
 
 
 def _decode(fi: _FormatInfo, raw: np.ndarray) -> list[Any]:
@@ -316,6 +337,19 @@ def _decode(fi: _FormatInfo, raw: np.ndarray) -> list[Any]:
     return out
 
 
+def _widen_to_8(x: np.ndarray, bits: int) -> np.ndarray:
+    """n-bit UNORM -> 8 bits by bit replication, as llvmpipe's AoS fetch does
+    (31 -> 255, 16 -> 132 for 5 bits)."""
+    if bits >= 8:
+        return x
+    out = np.zeros_like(x)
+    shift = 8 - bits
+    while shift > -bits:
+        out |= (x << U32(shift)) if shift >= 0 else (x >> U32(-shift))
+        shift -= bits
+    return out & U32(255)
+
+
 def _to_words(fi: _FormatInfo, raw: np.ndarray) -> np.ndarray:
     """Texels of an 8-bit-fitting format -> packed RGBA8 words (R in the low byte)."""
     desc = fi.desc
@@ -330,11 +364,7 @@ def _to_words(fi: _FormatInfo, raw: np.ndarray) -> np.ndarray:
         else:
             c = desc.channels[src]
             r = np.asarray(raws[src])
-            if c.bits == 8:
-                byte = r.astype(U32)
-            else:
-                f = _unorm_to_float(r, c.bits)
-                byte = np.rint(f * F32(255.0)).astype(U32)
+            byte = _widen_to_8(r.astype(U32), c.bits)
         word |= byte << U32(8 * comp)
     return word
 
@@ -349,6 +379,16 @@ class _Image:
 
     def __init__(self, view: BoundView) -> None:
         res = view.resource
+        if getattr(res, "nr_samples", 0) > 1:
+            raise UnsupportedError(
+                f"sampling a multisample resource ({res.nr_samples} samples) is not "
+                "supported by numpipe"
+            )
+        if not sampleable(view.desc):
+            raise UnsupportedError(
+                f"sampling {view.desc.name if view.desc else 'this format'} is not supported "
+                "by numpipe (packed small floats and odd layouts)"
+            )
         self.view = view
         self.target = TextureTarget(view.target)
         self.desc: FormatDesc = view.desc
@@ -397,6 +437,16 @@ class _Image:
         self.lstrides = np.array(lstrides, np.int64)
         self.offsets = np.array(offsets, np.int64)
         self.num_layers = int(depths[0]) if t in _LAYERED else 1
+        # Per-level parameters of the fast 8-bit path, gathered per lane by level.
+        self.size_f32 = (self.widths.astype(F32, copy=False), self.heights.astype(F32, copy=False))
+        self.size256_f32 = (
+            (self.widths * 256).astype(F32, copy=False),
+            (self.heights * 256).astype(F32, copy=False),
+        )
+        self.max_i32 = ((self.widths - 1).astype(I32), (self.heights - 1).astype(I32))
+        self.row_words = (self.rows // 4).astype(np.intp)
+        self.layer_words = (self.lstrides // 4).astype(np.intp)
+        self.base_words = (self.offsets // 4).astype(np.intp)
         self.pot = (
             _is_pot(res.width0),
             _is_pot(res.height0),
@@ -406,7 +456,7 @@ class _Image:
         if bb in (1, 2, 4, 8, 16) and self.aligned:
             usable = store.size // bb * bb
             if bb == 16:
-                self._typed[bb] = store[:usable].view(np.uint64)
+                self._typed[bb] = store[:usable].reshape(-1, 16)
             else:
                 dt = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[bb]
                 self._typed[bb] = store[:usable].view(dt)
@@ -428,8 +478,7 @@ class _Image:
         typed = self._typed.get(bb)
         if typed is not None:
             if bb == 16:
-                idx = (off >> 3)[:, None] + np.arange(2)
-                return np.take(typed, idx).view(np.uint8).reshape(-1, 16)
+                return np.take(typed, off >> 4, axis=0)
             return np.take(typed, off // bb).view(np.uint8).reshape(-1, bb)
         idx = off[:, None] + np.arange(bb)
         return np.take(self.u8, idx)
@@ -461,7 +510,7 @@ def _is_pot(v: int) -> bool:
 def _f32(x: Any, n: int) -> np.ndarray:
     a = np.asarray(x)
     if a.dtype != F32:
-        a = a.astype(F32)
+        a = a.astype(F32, copy=False)
     if a.ndim == 0:
         return np.full(n, a, F32)
     return a
@@ -477,13 +526,16 @@ def _i32(x: Any, n: int) -> np.ndarray:
 
 
 def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
-    """float32 fused multiply-add (lp_build_fmuladd on an FMA CPU)."""
-    return (np.asarray(a, F64) * np.asarray(b, F64) + np.asarray(c, F64)).astype(F32)
+    """float32 fused multiply-add (lp_build_fmuladd on an FMA CPU): the product of
+    two floats is exact in float64, so one rounding of the float64 sum remains."""
+    p = np.multiply(a, b, dtype=F64)
+    p += c
+    return p.astype(F32, copy=False)
 
 
 def _lerp(w: Any, v0: Any, v1: Any) -> np.ndarray:
     """lp_build_lerp for floats: fma(w, v1 - v0, v0)."""
-    return _fma(w, (v1 - v0).astype(F32), v0)
+    return _fma(w, (v1 - v0).astype(F32, copy=False), v0)
 
 
 def _itrunc(x: np.ndarray) -> np.ndarray:
@@ -499,7 +551,7 @@ def _ifloor(x: np.ndarray) -> np.ndarray:
 def _ifloor_fract(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     fl = np.floor(x)
     with np.errstate(invalid="ignore"):
-        return fl.astype(I32), (x - fl).astype(F32)
+        return fl.astype(I32), (x - fl).astype(F32, copy=False)
 
 
 def _iround(x: np.ndarray) -> np.ndarray:
@@ -515,7 +567,7 @@ def _mirror(coord: np.ndarray, pos_only: bool) -> np.ndarray:
     c = c + c
     if pos_only:
         c = np.fmax(np.abs(c), _ZERO)
-    return c.astype(F32)
+    return c.astype(F32, copy=False)
 
 
 def _exponent(x: np.ndarray, bias: int) -> np.ndarray:
@@ -527,37 +579,9 @@ def _exponent(x: np.ndarray, bias: int) -> np.ndarray:
 def _fast_log2(x: np.ndarray) -> np.ndarray:
     """lp_build_fast_log2: (exponent - 1) + mantissa in [1, 2), piecewise linear."""
     bits = x.view(I32)
-    e = (((bits >> 23) & 255) - 128).astype(F32)
+    e = (((bits >> 23) & 255) - 128).astype(F32, copy=False)
     m = ((bits & 0x007FFFFF) | 0x3F800000).view(F32)
-    return (e + m).astype(F32)
-
-
-_LOG2_POLY = (
-    2.88539009343309178325,
-    0.961791550404184197881,
-    0.577440339438736392009,
-    0.403343858251329912514,
-    0.406718052498846252698,
-)
-
-
-def _log2(x: np.ndarray) -> np.ndarray:
-    """lp_build_log2 (used by LODQ): exponent plus a minimax polynomial of the mantissa."""
-    bits = x.view(I32)
-    logexp = (((bits & 0x7F800000) >> 23) - 127).astype(F32)
-    mant = ((bits & 0x007FFFFF) | 0x3F800000).view(F32)
-    y = ((mant - _ONE) / (mant + _ONE)).astype(F32)
-    z = y * y
-    x2 = z * z
-    even = odd = None
-    for i in range(len(_LOG2_POLY) - 1, -1, -1):
-        c = F32(_LOG2_POLY[i])
-        if i % 2 == 0:
-            even = c if even is None else _fma(x2, even, c)
-        else:
-            odd = c if odd is None else _fma(x2, odd, c)
-    poly = _fma(odd, z, even)
-    return (y * poly + logexp).astype(F32)
+    return (e + m).astype(F32, copy=False)
 
 
 def _swizzle(chans: list[Any], swz: tuple[int, ...], n: int) -> list[Any]:
@@ -577,26 +601,27 @@ def _quad_diffs(x: np.ndarray, quad_shape: tuple[int, int]) -> tuple[np.ndarray,
     """Coarse derivatives, one per quad: (top-right - top-left, bottom-left - top-left)."""
     a, b = quad_shape
     q = x.reshape(a, 2, b, 2)
-    dx = (q[:, 0, :, 1] - q[:, 0, :, 0]).astype(F32).reshape(-1)
-    dy = (q[:, 1, :, 0] - q[:, 0, :, 0]).astype(F32).reshape(-1)
+    dx = (q[:, 0, :, 1] - q[:, 0, :, 0]).astype(F32, copy=False).reshape(-1)
+    dy = (q[:, 1, :, 0] - q[:, 0, :, 0]).astype(F32, copy=False).reshape(-1)
     return dx, dy
 
 
 def _expand(v: np.ndarray, quad_shape: tuple[int, int]) -> np.ndarray:
-    """One value per quad -> the quad's four lanes."""
+    """One value per quad -> the quad's four lanes.  Lanes (A, 2, B, 2) are the
+    rows of a (2A, 2B) image, so two repeats along contiguous axes do it."""
     a, b = quad_shape
-    q = v.reshape(a, 1, b, 1)
-    return np.ascontiguousarray(np.broadcast_to(q, (a, 2, b, 2))).reshape(-1)
+    return np.repeat(np.repeat(v.reshape(a, b), 2, axis=1), 2, axis=0).reshape(-1)
 
 
-def _quad_derivs(x: np.ndarray, quad_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Coarse derivatives (top-right - top-left, bottom-left - top-left), per lane."""
+def _fine_derivs(x: np.ndarray, quad_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Fine derivatives per lane: x differences within each quad row, y
+    differences within each quad column."""
     a, b = quad_shape
     q = x.reshape(a, 2, b, 2)
-    dx = (q[:, 0, :, 1] - q[:, 0, :, 0]).astype(F32)
-    dy = (q[:, 1, :, 0] - q[:, 0, :, 0]).astype(F32)
-    dx = np.broadcast_to(dx[:, None, :, None], q.shape).reshape(-1)
-    dy = np.broadcast_to(dy[:, None, :, None], q.shape).reshape(-1)
+    dx = (q[:, :, :, 1] - q[:, :, :, 0]).astype(F32, copy=False)
+    dy = (q[:, 1, :, :] - q[:, 0, :, :]).astype(F32, copy=False)
+    dx = np.broadcast_to(dx[:, :, :, None], q.shape).reshape(-1)
+    dy = np.broadcast_to(dy[:, None, :, :], q.shape).reshape(-1)
     return dx, dy
 
 
@@ -621,12 +646,8 @@ def _compare(func: CompareFunc, ref: np.ndarray, texel: np.ndarray) -> np.ndarra
 
 
 def _masklerp(w: np.ndarray, m0: np.ndarray, m1: np.ndarray) -> np.ndarray:
-    w2 = (_ONE - w).astype(F32)
-    return (np.where(m1, w, _ZERO) + np.where(m0, w2, _ZERO)).astype(F32)
-
-
-def _sel(mask: Any, a: Any, b: Any) -> Any:
-    return np.where(mask, a, b)
+    w2 = (_ONE - w).astype(F32, copy=False)
+    return (np.where(m1, w, _ZERO) + np.where(m0, w2, _ZERO)).astype(F32, copy=False)
 
 
 # ----------------------------------------------------------------------------
@@ -650,36 +671,42 @@ def _wrap_nearest(
     wrap: int,
     normalized: bool,
 ) -> np.ndarray:
-    length_f = np.asarray(length).astype(F32)
+    length_f = np.asarray(length).astype(F32, copy=False)
     lm1 = np.asarray(length) - 1
     if wrap == TexWrap.REPEAT:
         if is_pot:
-            i = _ifloor((coord * length_f).astype(F32))
+            i = _ifloor((coord * length_f).astype(F32, copy=False))
             if offset is not None:
                 i = i + offset
             return i & lm1.astype(I32)
         if offset is not None:
-            coord = (coord + (np.asarray(offset).astype(F32) / length_f).astype(F32)).astype(F32)
-        c = np.fmin(coord - np.floor(coord), _MAX_FRACT).astype(F32)
-        return _itrunc((c * length_f).astype(F32))
+            coord = (
+                coord
+                + (np.asarray(offset).astype(F32, copy=False) / length_f).astype(F32, copy=False)
+            ).astype(F32, copy=False)
+        c = np.fmin(coord - np.floor(coord), _MAX_FRACT).astype(F32, copy=False)
+        return _itrunc((c * length_f).astype(F32, copy=False))
     if wrap in (TexWrap.CLAMP, TexWrap.CLAMP_TO_EDGE):
-        c = (coord * length_f).astype(F32) if normalized else coord
+        c = (coord * length_f).astype(F32, copy=False) if normalized else coord
         if offset is not None:
-            c = (c + np.asarray(offset).astype(F32)).astype(F32)
+            c = (c + np.asarray(offset).astype(F32, copy=False)).astype(F32, copy=False)
         return np.clip(_itrunc(c), 0, lm1).astype(I32)
     if wrap == TexWrap.CLAMP_TO_BORDER:
-        c = (coord * length_f).astype(F32) if normalized else coord
+        c = (coord * length_f).astype(F32, copy=False) if normalized else coord
         i = _ifloor(c)
         return i + offset if offset is not None else i
     if wrap == TexWrap.MIRROR_REPEAT:
         if offset is not None:
-            coord = (coord + (np.asarray(offset).astype(F32) / length_f).astype(F32)).astype(F32)
+            coord = (
+                coord
+                + (np.asarray(offset).astype(F32, copy=False) / length_f).astype(F32, copy=False)
+            ).astype(F32, copy=False)
         c = _mirror(coord, True)
-        i = _itrunc((c * length_f).astype(F32))
+        i = _itrunc((c * length_f).astype(F32, copy=False))
         return np.minimum(i, lm1).astype(I32)
-    c = (coord * length_f).astype(F32) if normalized else coord
+    c = (coord * length_f).astype(F32, copy=False) if normalized else coord
     if offset is not None:
-        c = (c + np.asarray(offset).astype(F32)).astype(F32)
+        c = (c + np.asarray(offset).astype(F32, copy=False)).astype(F32, copy=False)
     i = _itrunc(np.abs(c))
     if wrap == TexWrap.MIRROR_CLAMP_TO_BORDER:
         return i
@@ -696,21 +723,21 @@ def _wrap_linear(
     normalized: bool,
     gather: bool,
 ) -> tuple[np.ndarray, np.ndarray, Any]:
-    length_f = np.asarray(length).astype(F32)
+    length_f = np.asarray(length).astype(F32, copy=False)
     lm1 = (np.asarray(length) - 1).astype(I32)
-    off_f = None if offset is None else np.asarray(offset).astype(F32)
+    off_f = None if offset is None else np.asarray(offset).astype(F32, copy=False)
     w: Any = None
     if wrap == TexWrap.REPEAT:
         if is_pot:
-            c = ((coord * length_f).astype(F32) - _HALF).astype(F32)
+            c = ((coord * length_f).astype(F32, copy=False) - _HALF).astype(F32, copy=False)
             if off_f is not None:
-                c = (c + off_f).astype(F32)
+                c = (c + off_f).astype(F32, copy=False)
             i0, w = _ifloor_fract(c)
             return i0 & lm1, (i0 + 1) & lm1, w
         if off_f is not None:
-            coord = (coord + (off_f / length_f).astype(F32)).astype(F32)
-        c = (coord - np.floor(coord)).astype(F32)
-        c = ((c * length_f).astype(F32) - _HALF).astype(F32)
+            coord = (coord + (off_f / length_f).astype(F32, copy=False)).astype(F32, copy=False)
+        c = (coord - np.floor(coord)).astype(F32, copy=False)
+        c = ((c * length_f).astype(F32, copy=False) - _HALF).astype(F32, copy=False)
         neg = c < _ZERO
         i0, w = _ifloor_fract(c)
         i0 = np.where(neg, lm1, i0).astype(I32)
@@ -718,55 +745,55 @@ def _wrap_linear(
         return i0, i1, w
     if wrap == TexWrap.MIRROR_REPEAT:
         if off_f is not None:
-            coord = (coord + (off_f / length_f).astype(F32)).astype(F32)
+            coord = (coord + (off_f / length_f).astype(F32, copy=False)).astype(F32, copy=False)
         if not gather:
             c = _mirror(coord, True)
-            c = ((c * length_f).astype(F32) - _HALF).astype(F32)
+            c = ((c * length_f).astype(F32, copy=False) - _HALF).astype(F32, copy=False)
             i0, w = _ifloor_fract(c)
             return np.maximum(i0, 0), np.minimum(i0 + 1, lm1), w
-        c = (_mirror(coord, False) * length_f).astype(F32)
-        i0 = _ifloor((c - _HALF).astype(F32))
+        c = (_mirror(coord, False) * length_f).astype(F32, copy=False)
+        i0 = _ifloor((c - _HALF).astype(F32, copy=False))
         i1 = i0 + 1
         i0 = np.minimum(np.where(i0 < 0, ~i0, i0), lm1)
         i1 = np.minimum(np.where(i1 < 0, ~i1, i1), lm1)
         return i0.astype(I32), i1.astype(I32), None
-    c = (coord * length_f).astype(F32) if normalized else coord
+    c = (coord * length_f).astype(F32, copy=False) if normalized else coord
     if off_f is not None:
-        c = (c + off_f).astype(F32)
+        c = (c + off_f).astype(F32, copy=False)
     if wrap == TexWrap.CLAMP:
         c = np.maximum(np.minimum(c, length_f), _ZERO)
-        i0, w = _ifloor_fract((c - _HALF).astype(F32))
+        i0, w = _ifloor_fract((c - _HALF).astype(F32, copy=False))
         return i0, i0 + 1, w
     if wrap == TexWrap.CLAMP_TO_EDGE:
         c = np.fmin(c, length_f)
         if not gather:
-            c = np.maximum((c - _HALF).astype(F32), _ZERO)
+            c = np.maximum((c - _HALF).astype(F32, copy=False), _ZERO)
             i0, w = _ifloor_fract(c)
             return i0, np.minimum(i0 + 1, lm1), w
         c = np.maximum(c, _ZERO)
-        i0 = _itrunc((c - _HALF).astype(F32))
-        i1 = _itrunc((c + _HALF).astype(F32))
+        i0 = _itrunc((c - _HALF).astype(F32, copy=False))
+        i1 = _itrunc((c + _HALF).astype(F32, copy=False))
         return i0, np.minimum(i1, lm1), None
     if wrap == TexWrap.CLAMP_TO_BORDER:
-        i0, w = _ifloor_fract((c - _HALF).astype(F32))
+        i0, w = _ifloor_fract((c - _HALF).astype(F32, copy=False))
         return i0, i0 + 1, w
     if wrap == TexWrap.MIRROR_CLAMP:
         c = np.fmin(np.abs(c), length_f)
-        i0, w = _ifloor_fract((c - _HALF).astype(F32))
+        i0, w = _ifloor_fract((c - _HALF).astype(F32, copy=False))
         return i0, i0 + 1, w
     if wrap == TexWrap.MIRROR_CLAMP_TO_EDGE:
         if not gather:
             c = np.fmin(np.abs(c), length_f)
-            c = np.maximum((c - _HALF).astype(F32), _ZERO)
+            c = np.maximum((c - _HALF).astype(F32, copy=False), _ZERO)
             i0, w = _ifloor_fract(c)
             return i0, np.minimum(i0 + 1, lm1), w
-        i0 = _ifloor((c - _HALF).astype(F32))
+        i0 = _ifloor((c - _HALF).astype(F32, copy=False))
         i1 = i0 + 1
         i0 = np.minimum(np.where(i0 < 0, ~i0, i0), lm1)
         i1 = np.minimum(np.where(i1 < 0, ~i1, i1), lm1)
         return i0.astype(I32), i1.astype(I32), None
     # MIRROR_CLAMP_TO_BORDER
-    i0, w = _ifloor_fract((np.abs(c) - _HALF).astype(F32))
+    i0, w = _ifloor_fract((np.abs(c) - _HALF).astype(F32, copy=False))
     return i0, i0 + 1, w
 
 
@@ -784,50 +811,60 @@ def _cube_lookup(
     """lp_build_cube_lookup: face, face-relative s/t in [0, 1], and (optionally)
     the derivatives of s/t on the face from the derivatives of the direction."""
     as_, at, ar = np.abs(s), np.abs(t), np.abs(r)
-    x_major = as_ > at
-    z_major = ar >= np.maximum(as_, at)
+    # z wins ties with both, y wins ties with x (dx10's rule, as llvmpipe)
+    major = np.where(ar >= np.maximum(as_, at), 2, np.where(as_ > at, 0, 1)).astype(np.intp)
 
     def pick(vx: Any, vy: Any, vz: Any) -> Any:
-        return np.where(z_major, vz, np.where(x_major, vx, vy))
+        return np.choose(major, (vx, vy, vz))
 
-    ma = pick(s, t, r).astype(F32)
+    ma = pick(s, t, r).astype(F32, copy=False)
     neg = np.signbit(ma)
     face = pick(I32(0), I32(2), I32(4)).astype(I32) + neg.astype(I32)
     ns, nt, nr = np.negative(s), np.negative(t), np.negative(r)
-    face_s = pick(np.where(neg, r, nr), s, np.where(neg, ns, s)).astype(F32)
-    face_t = pick(nt, np.where(neg, nr, r), nt).astype(F32)
+    face_s = pick(np.where(neg, r, nr), s, np.where(neg, ns, s)).astype(F32, copy=False)
+    face_t = pick(nt, np.where(neg, nr, r), nt).astype(F32, copy=False)
     out_derivs = None
     if derivs is not None:
         ddx, ddy = derivs
         with np.errstate(divide="ignore", invalid="ignore"):
-            ima = (_ONE / ma).astype(F32)
-        imahalf = (_HALF * ima).astype(F32)
+            ima = (_ONE / ma).astype(F32, copy=False)
+        imahalf = (_HALF * ima).astype(F32, copy=False)
         imahalfpos = np.abs(imahalf)
-        madx = pick(ddx[0], ddx[1], ddx[2]).astype(F32)
-        mady = pick(ddy[0], ddy[1], ddy[2]).astype(F32)
+        madx = pick(ddx[0], ddx[1], ddx[2]).astype(F32, copy=False)
+        mady = pick(ddy[0], ddy[1], ddy[2]).astype(F32, copy=False)
 
         def face_deriv(d: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
             ds = pick(np.where(neg, d[2], -d[2]), d[0], np.where(neg, -d[0], d[0]))
             dt = pick(-d[1], np.where(neg, -d[2], d[2]), -d[1])
-            return ds.astype(F32), dt.astype(F32)
+            return ds.astype(F32, copy=False), dt.astype(F32, copy=False)
 
         sdx, tdx = face_deriv(ddx)
         sdy, tdy = face_deriv(ddy)
         with np.errstate(invalid="ignore", over="ignore"):
-            mx = (madx * ima).astype(F32)
-            my = (mady * ima).astype(F32)
-            dsdx = ((sdx - (mx * face_s).astype(F32)).astype(F32) * imahalf).astype(F32)
-            dtdx = ((tdx - (mx * face_t).astype(F32)).astype(F32) * imahalf).astype(F32)
-            dsdy = ((sdy - (my * face_s).astype(F32)).astype(F32) * imahalf).astype(F32)
-            dtdy = ((tdy - (my * face_t).astype(F32)).astype(F32) * imahalf).astype(F32)
+            mx = (madx * ima).astype(F32, copy=False)
+            my = (mady * ima).astype(F32, copy=False)
+            dsdx = (
+                (sdx - (mx * face_s).astype(F32, copy=False)).astype(F32, copy=False) * imahalf
+            ).astype(F32, copy=False)
+            dtdx = (
+                (tdx - (mx * face_t).astype(F32, copy=False)).astype(F32, copy=False) * imahalf
+            ).astype(F32, copy=False)
+            dsdy = (
+                (sdy - (my * face_s).astype(F32, copy=False)).astype(F32, copy=False) * imahalf
+            ).astype(F32, copy=False)
+            dtdy = (
+                (tdy - (my * face_t).astype(F32, copy=False)).astype(F32, copy=False) * imahalf
+            ).astype(F32, copy=False)
         out_derivs = ([dsdx, dtdx], [dsdy, dtdy])
     else:
         am = np.abs(ma)
         with np.errstate(divide="ignore"):
-            imahalfpos = np.where(am > _ZERO, (_HALF / am).astype(F32), _ZERO).astype(F32)
+            imahalfpos = np.where(am > _ZERO, (_HALF / am).astype(F32, copy=False), _ZERO).astype(
+                F32, copy=False
+            )
     with np.errstate(invalid="ignore", over="ignore"):
-        cs = ((face_s * imahalfpos).astype(F32) + _HALF).astype(F32)
-        ct = ((face_t * imahalfpos).astype(F32) + _HALF).astype(F32)
+        cs = ((face_s * imahalfpos).astype(F32, copy=False) + _HALF).astype(F32, copy=False)
+        ct = ((face_t * imahalfpos).astype(F32, copy=False) + _HALF).astype(F32, copy=False)
     return cs, ct, face, out_derivs
 
 
@@ -879,6 +916,10 @@ class _SampleOp:
         self.min_f = TexFilter(state.min_img_filter)
         self.mag_f = TexFilter(state.mag_img_filter)
         self.mip_f = MipFilter(state.min_mip_filter)
+        self.filtered = self.mip_f == MipFilter.LINEAR or TexFilter.LINEAR in (
+            self.min_f,
+            self.mag_f,
+        )
         self.compare = bool(state.compare_mode)
         self.func = CompareFunc(state.compare_func) if self.compare else CompareFunc.NEVER
         self.normalized = bool(state.normalized_coords) and req.target not in RECT_TARGETS
@@ -888,6 +929,11 @@ class _SampleOp:
         self.lod_bias = F32(state.lod_bias)
         self.border = tuple(state.border_color)
         self.is_cube = img.target in _CUBES
+        if state.max_anisotropy > 1:
+            raise UnsupportedError(
+                f"anisotropic filtering (max_anisotropy {state.max_anisotropy}) is not "
+                "implemented by numpipe; the screen reports PIPE_CAPF_MAX_TEXTURE_ANISOTROPY 0"
+            )
         if img.is_buffer:
             raise UnsupportedError(
                 f"{req.op} on a buffer sampler view: buffers support texel fetch (TXF) only"
@@ -938,6 +984,9 @@ class _SampleOp:
 
     def run(self) -> list[Any]:
         req, n, img = self.req, self.n, self.img
+        if self.fi.kind != "float" and self.op == "sample" and self.filtered:
+            # llvmpipe returns zero (unswizzled) for filtered pure-integer sampling.
+            return [np.zeros(n, I32 if self.fi.kind == "sint" else U32) for _ in range(4)]
         s = _f32(req.s, n)
         t = _f32(req.t, n) if req.t is not None else None
         r = _f32(req.r, n) if req.r is not None else None
@@ -957,9 +1006,11 @@ class _SampleOp:
                 and req.lod is None
             )
             if need and derivs is None and req.quad_shape is not None:
-                dsx, dsy = _quad_derivs(s, req.quad_shape)
-                dtx, dty = _quad_derivs(t, req.quad_shape)
-                drx, dry = _quad_derivs(r, req.quad_shape)
+                # lp_build_ddx/ddy: fine derivatives (per quad row / column),
+                # unlike the coarse ones lp_build_rho uses for other targets.
+                dsx, dsy = _fine_derivs(s, req.quad_shape)
+                dtx, dty = _fine_derivs(t, req.quad_shape)
+                drx, dry = _fine_derivs(r, req.quad_shape)
                 derivs = ([dsx, dtx, drx], [dsy, dty, dry])
             s, t, face, cderivs = _cube_lookup(s, t, r, derivs if need else None)
             derivs = cderivs if need else None
@@ -982,14 +1033,10 @@ class _SampleOp:
         if self.op == "lod":
             return lod_res
         level0, level1, fpart, positive = lod_res
-        ctx = _Taps(self, coords, face, layer, ref, offsets)
-        if (
-            self.fi.kind != "float"
-            and self.op == "sample"
-            and (self.mip_f == MipFilter.LINEAR or TexFilter.LINEAR in (self.min_f, self.mag_f))
-        ):
-            # llvmpipe returns zero (unswizzled) for filtered pure-integer sampling.
-            return [np.zeros(n, I32 if self.fi.kind == "sint" else U32) for _ in range(4)]
+        comp = req.component
+        if np.ndim(comp):
+            comp = np.broadcast_to(np.asarray(comp), (n,))
+        ctx = _Taps(self, coords, face, layer, ref, offsets, comp)
         if n <= _CHUNK:
             chans = self._filter(ctx, level0, level1, fpart, positive)
         else:
@@ -1012,8 +1059,8 @@ class _SampleOp:
                         # unpacked byte channels land in block's rows directly
                         order = _byte_order(self.fi)
                         chans = [block[b] if b >= 0 else chans[i] for i, b in enumerate(order)]
-                for i, (dst, src) in enumerate(zip(chans, part)):
-                    if block is None or _byte_order(self.fi)[i] < 0:
+                for dst, src in zip(chans, part):
+                    if block is None or not np.may_share_memory(src, block):
                         dst[sl] = src
         if self.op == "gather":
             return [np.ascontiguousarray(c) for c in chans]
@@ -1086,16 +1133,17 @@ class _SampleOp:
                     if squared:
                         lod_ipart = (_exponent(rho, 1) >> 1).astype(I32)
                     else:
-                        lod_ipart = _exponent((rho * _SQRT2).astype(F32), 0).astype(I32)
+                        lod_ipart = _exponent((rho * _SQRT2).astype(F32, copy=False), 0).astype(I32)
                     return self._levels(lod_ipart, None, rho > _ONE, quads)
                 if not squared:
-                    rho = (rho * rho).astype(F32)
-                lg = _log2(rho) if is_lodq else _fast_log2(rho)
-                lod = (lg * _HALF).astype(F32)
+                    rho = (rho * rho).astype(F32, copy=False)
+                # Mesa 22.3 uses the piecewise-linear log2 for LODQ as well.
+                lg = _fast_log2(rho)
+                lod = (lg * _HALF).astype(F32, copy=False)
                 if bias is not None:
-                    lod = (lod + _f32(bias, n)).astype(F32)
+                    lod = (lod + _f32(bias, n)).astype(F32, copy=False)
             if self.lod_bias != 0:
-                lod = (lod + self.lod_bias).astype(F32)
+                lod = (lod + self.lod_bias).astype(F32, copy=False)
             unclamped = lod
             if self.apply_max_lod:
                 lod = np.minimum(lod, self.max_lod)
@@ -1107,9 +1155,14 @@ class _SampleOp:
                     clamped = np.zeros(n, F32)
                 else:
                     clamped = np.rint(lod) if self.mip_f == MipFilter.NEAREST else lod
-                    clamped = np.maximum(np.minimum(clamped, top), _ZERO).astype(F32)
+                    clamped = np.maximum(np.minimum(clamped, top), _ZERO).astype(F32, copy=False)
                 zero = np.zeros(n, F32)
-                return [clamped.astype(F32), unclamped.astype(F32), zero, zero.copy()]
+                return [
+                    clamped.astype(F32, copy=False),
+                    unclamped.astype(F32, copy=False),
+                    zero,
+                    zero.copy(),
+                ]
         positive = lod > _ZERO
         if self.mip_f == MipFilter.LINEAR:
             ipart, fpart = _ifloor_fract(lod)
@@ -1130,17 +1183,23 @@ class _SampleOp:
         if derivs is not None:
             ddx, ddy = derivs
             if squared:
-                xs = [((size[i] * ddx[i]).astype(F32)) for i in range(dims)]
-                ys = [((size[i] * ddy[i]).astype(F32)) for i in range(dims)]
-                rx = ((xs[0] * xs[0]).astype(F32) + (xs[1] * xs[1]).astype(F32)).astype(F32)
-                ry = ((ys[0] * ys[0]).astype(F32) + (ys[1] * ys[1]).astype(F32)).astype(F32)
+                xs = [((size[i] * ddx[i]).astype(F32, copy=False)) for i in range(dims)]
+                ys = [((size[i] * ddy[i]).astype(F32, copy=False)) for i in range(dims)]
+                rx = (
+                    (xs[0] * xs[0]).astype(F32, copy=False)
+                    + (xs[1] * xs[1]).astype(F32, copy=False)
+                ).astype(F32, copy=False)
+                ry = (
+                    (ys[0] * ys[0]).astype(F32, copy=False)
+                    + (ys[1] * ys[1]).astype(F32, copy=False)
+                ).astype(F32, copy=False)
                 if dims > 2:
-                    rx = (rx + (xs[2] * xs[2]).astype(F32)).astype(F32)
-                    ry = (ry + (ys[2] * ys[2]).astype(F32)).astype(F32)
+                    rx = (rx + (xs[2] * xs[2]).astype(F32, copy=False)).astype(F32, copy=False)
+                    ry = (ry + (ys[2] * ys[2]).astype(F32, copy=False)).astype(F32, copy=False)
                 rho = np.maximum(rx, ry)
             else:
-                rho = (np.maximum(np.abs(ddx[0]), np.abs(ddy[0])) * size[0]).astype(F32)
-            rho = np.where(np.isfinite(rho), rho, _ZERO).astype(F32)
+                rho = (np.maximum(np.abs(ddx[0]), np.abs(ddy[0])) * size[0]).astype(F32, copy=False)
+            rho = np.where(np.isfinite(rho), rho, _ZERO).astype(F32, copy=False)
             per_pixel = (
                 self.is_cube and self.mip_f != MipFilter.NONE and self.op == "sample"
             ) or self.op == "lod"
@@ -1162,22 +1221,26 @@ class _SampleOp:
         qs = req.quad_shape
         dsx, dsy = _quad_diffs(coords[0], qs)
         if dims == 1:
-            rho = (np.maximum(np.abs(dsx), np.abs(dsy)) * size[0]).astype(F32)
+            rho = (np.maximum(np.abs(dsx), np.abs(dsy)) * size[0]).astype(F32, copy=False)
             return rho, False, True
         dtx, dty = _quad_diffs(coords[1], qs)
-        a = (dsx * size[0]).astype(F32)
-        b = (dsy * size[0]).astype(F32)
-        c = (dtx * size[1]).astype(F32)
-        d = (dty * size[1]).astype(F32)
-        rx = ((a * a).astype(F32) + (c * c).astype(F32)).astype(F32)
-        ry = ((b * b).astype(F32) + (d * d).astype(F32)).astype(F32)
+        a = (dsx * size[0]).astype(F32, copy=False)
+        b = (dsy * size[0]).astype(F32, copy=False)
+        c = (dtx * size[1]).astype(F32, copy=False)
+        d = (dty * size[1]).astype(F32, copy=False)
+        rx = ((a * a).astype(F32, copy=False) + (c * c).astype(F32, copy=False)).astype(
+            F32, copy=False
+        )
+        ry = ((b * b).astype(F32, copy=False) + (d * d).astype(F32, copy=False)).astype(
+            F32, copy=False
+        )
         if dims > 2:
             drx, dry = _quad_diffs(coords[2], qs)
-            e = (drx * size[2]).astype(F32)
-            f = (dry * size[2]).astype(F32)
-            rx = (rx + (e * e).astype(F32)).astype(F32)
-            ry = (ry + (f * f).astype(F32)).astype(F32)
-        return np.maximum(rx, ry).astype(F32), True, True
+            e = (drx * size[2]).astype(F32, copy=False)
+            f = (dry * size[2]).astype(F32, copy=False)
+            rx = (rx + (e * e).astype(F32, copy=False)).astype(F32, copy=False)
+            ry = (ry + (f * f).astype(F32, copy=False)).astype(F32, copy=False)
+        return np.maximum(rx, ry).astype(F32, copy=False), True, True
 
     def _levels(
         self, ipart: np.ndarray, fpart: Any, positive: Any, quads: Any
@@ -1187,15 +1250,16 @@ class _SampleOp:
         first, last = self.img.first_level, self.img.last_level
         if self.mip_f == MipFilter.NONE:
             return first, None, None, self._lanes(positive, quads)
-        level = ipart.astype(np.int64) + first
+        level = ipart.astype(I32) + I32(first)
         if self.mip_f == MipFilter.NEAREST:
             l0 = _uniform(np.clip(level, first, last))
             return self._lanes(l0, quads), None, None, self._lanes(positive, quads)
         low = level < first
         high = level >= last
-        l0 = np.where(low, first, np.where(high, last, level))
-        l1 = np.where(low, first, np.where(high, last, level + 1))
-        f = np.where(low | high, _ZERO, fpart).astype(F32)
+        l0 = np.clip(level, first, last)
+        l1 = np.minimum(l0 + 1, last)
+        l1[low] = first
+        f = np.where(low | high, _ZERO, fpart).astype(F32, copy=False)
         return (
             self._lanes(_uniform(l0), quads),
             self._lanes(_uniform(l1), quads),
@@ -1264,7 +1328,7 @@ class _SampleOp:
         if mip_f == MipFilter.LINEAR:
             f = _pick(fpart, lanes)
             if ctx.aos:
-                w = np.maximum(_itrunc((f * F32(256.0)).astype(F32)), 0)
+                w = np.maximum(_itrunc((f * F32(256.0)).astype(F32, copy=False)), 0)
                 need = w > 0
                 if need.any():
                     l1 = _pick(level1, lanes)
@@ -1302,7 +1366,7 @@ def _uniform(x: np.ndarray) -> Any:
         return int(x)
     if x.size and (x == x.flat[0]).all():
         return int(x.flat[0])
-    return x.astype(np.int64)
+    return x
 
 
 def _pick(v: Any, lanes: Any) -> Any:
@@ -1406,6 +1470,7 @@ class _Taps:
         layer: Any,
         ref: Any,
         offsets: Any,
+        component: Any = 0,
     ) -> None:
         self.op = op
         self.coords = coords
@@ -1413,6 +1478,7 @@ class _Taps:
         self.layer = layer
         self.ref = ref
         self.offsets = offsets
+        self.component = component
         self.aos = op.aos
         self.n = coords[0].shape[0]
 
@@ -1427,6 +1493,7 @@ class _Taps:
             _pick(self.layer, lanes),
             _pick(self.ref, lanes),
             None if o is None else [_pick(v, lanes) for v in o],
+            _pick(self.component, lanes),
         )
 
     def _off(self, axis: int) -> Any:
@@ -1465,7 +1532,11 @@ class _Taps:
         for axis in range(dims):
             length = size[axis]
             c = self.coords[axis]
-            cf = (c * np.asarray(length).astype(F32)).astype(F32) if op.normalized else c
+            cf = (
+                (c * np.asarray(length).astype(F32, copy=False)).astype(F32, copy=False)
+                if op.normalized
+                else c
+            )
             i = _ifloor(cf)
             off = self._off(axis)
             if off is not None:
@@ -1476,12 +1547,15 @@ class _Taps:
                 if img.pot[axis]:
                     i = i & lm1
                 else:
-                    lf = np.asarray(length).astype(F32)
+                    lf = np.asarray(length).astype(F32, copy=False)
                     cc = c
                     if off is not None:
-                        cc = (c + (np.asarray(off).astype(F32) / lf).astype(F32)).astype(F32)
-                    fr = np.fmin(cc - np.floor(cc), _MAX_FRACT).astype(F32)
-                    i = _itrunc((fr * lf).astype(F32))
+                        cc = (
+                            c
+                            + (np.asarray(off).astype(F32, copy=False) / lf).astype(F32, copy=False)
+                        ).astype(F32, copy=False)
+                    fr = np.fmin(cc - np.floor(cc), _MAX_FRACT).astype(F32, copy=False)
+                    i = _itrunc((fr * lf).astype(F32, copy=False))
             else:
                 i = np.clip(i, 0, lm1)
             idx.append(i)
@@ -1490,10 +1564,10 @@ class _Taps:
         return img.aos_texels(img.byte_offsets(level, idx[0], y, z))
 
     def _fast_2d(self, level: Any) -> bool:
-        """Whether the lean 2D path applies: one level, no offsets, wraps that
-        need no float fallback (CLAMP_TO_EDGE, power-of-two REPEAT)."""
+        """Whether the lean 2D path applies: no offsets, wraps that need no float
+        fallback (CLAMP_TO_EDGE, power-of-two REPEAT), an RGBA8-like format."""
         op = self.op
-        if op.dims != 2 or np.ndim(level) or self.offsets is not None or not op.normalized:
+        if op.dims != 2 or self.offsets is not None or not op.normalized:
             return False
         for axis in range(2):
             w = op.wrap[axis]
@@ -1501,22 +1575,30 @@ class _Taps:
                 return False
         return op.img.fi.rgba8_bytes is not None
 
-    def _fast_index(self, level: int, linear: bool) -> Any:
-        """Word indices (and weights) of 2D taps on one level, in as few array
-        passes as possible.  Returns (i00, dx, dy, ws, wt) for linear (dx/dy
-        the word steps to the right/lower neighbours) or i00 for nearest."""
+    def _fast_index(self, level: Any, linear: bool) -> Any:
+        """Word indices (and weights) of 2D taps, in as few array passes as
+        possible; ``level`` is one level or one per lane.  Returns (i00, dx, dy,
+        ws, wt) for linear (dx/dy the word steps to the right/lower neighbours)
+        or i00 for nearest."""
         op, img = self.op, self.op.img
-        size = (int(img.widths[level]), int(img.heights[level]))
-        rw = int(img.rows[level]) // 4
-        base = int(img.offsets[level]) // 4
+        uniform = np.ndim(level) == 0
+        if uniform:
+            size = (int(img.widths[level]), int(img.heights[level]))
+            rw: Any = int(img.rows[level]) // 4
+            base: Any = int(img.offsets[level]) // 4
+        else:
+            size = (None, None)
+            rw = np.take(img.row_words, level)
+            base = np.take(img.base_words, level)
         z = self._z()
         parts = []
         for axis in range(2):
             length = size[axis]
             c = self.coords[axis]
             wrap = op.wrap[axis]
+            lm1 = length - 1 if uniform else np.take(img.max_i32[axis], level)
             if linear:
-                f = c * F32(length * 256)
+                f = c * (F32(length * 256) if uniform else np.take(img.size256_f32[axis], level))
                 f -= F32(128.0)  # rint(x) - 128 == rint(x - 128) below 2**23
                 np.rint(f, out=f)
                 with np.errstate(invalid="ignore"):
@@ -1524,25 +1606,26 @@ class _Taps:
                 i0 = fi >> 8
                 w = (fi & 255).view(U32)
                 if wrap == TexWrap.REPEAT:
-                    i0 &= length - 1
-                    step = np.where(i0 == length - 1, 1 - length, 1)
+                    i0 &= lm1
+                    step = np.where(i0 == lm1, -lm1, 1)
                 else:
                     # 0 <= i0 < length - 1 in one unsigned compare
-                    step = i0.view(U32) < U32(length - 1)
-                    np.clip(i0, 0, length - 1, out=i0)
+                    step = i0.view(U32) < (U32(lm1) if uniform else lm1.view(U32))
+                    np.clip(i0, 0, lm1, out=i0)
                 parts.append((i0, step, w))
             else:
-                i0 = _ifloor(c * F32(length))
+                i0 = _ifloor(c * (F32(length) if uniform else np.take(img.size_f32[axis], level)))
                 if wrap == TexWrap.REPEAT:
-                    i0 &= length - 1
+                    i0 &= lm1
                 else:
-                    np.clip(i0, 0, length - 1, out=i0)
+                    np.clip(i0, 0, lm1, out=i0)
                 parts.append((i0, None, None))
         idx = np.multiply(parts[1][0], rw, dtype=np.intp)
         idx += parts[0][0]
         idx += base
         if z is not None:
-            idx += np.multiply(z, int(img.lstrides[level]) // 4, dtype=np.intp)
+            ls = int(img.lstrides[level]) // 4 if uniform else np.take(img.layer_words, level)
+            idx += np.multiply(z, ls, dtype=np.intp)
         if not linear:
             return idx
         dy = np.multiply(parts[1][1], rw, dtype=np.intp)
@@ -1570,9 +1653,11 @@ class _Taps:
             length = size[axis]
             c = self.coords[axis]
             if op.normalized:
-                scaled = (c * np.asarray(length * 256).astype(F32)).astype(F32)
+                scaled = (c * np.asarray(length * 256).astype(F32, copy=False)).astype(
+                    F32, copy=False
+                )
             else:
-                scaled = (c * F32(256.0)).astype(F32)
+                scaled = (c * F32(256.0)).astype(F32, copy=False)
             fixed = _iround(scaled) - 128
             i0 = fixed >> 8
             w = fixed & 255
@@ -1585,12 +1670,20 @@ class _Taps:
                 if img.pot[axis]:
                     i0 = i0 & lm1
                 else:
-                    lf = np.asarray(length).astype(F32)
+                    lf = np.asarray(length).astype(F32, copy=False)
                     cc = c
                     if off is not None:
-                        cc = (c + (np.asarray(off).astype(F32) / lf).astype(F32)).astype(F32)
-                    fr = (cc - np.floor(cc)).astype(F32)
-                    fx = _iround(((fr * lf).astype(F32) * F32(256.0)).astype(F32)) - 128
+                        cc = (
+                            c
+                            + (np.asarray(off).astype(F32, copy=False) / lf).astype(F32, copy=False)
+                        ).astype(F32, copy=False)
+                    fr = (cc - np.floor(cc)).astype(F32, copy=False)
+                    fx = (
+                        _iround(
+                            ((fr * lf).astype(F32, copy=False) * F32(256.0)).astype(F32, copy=False)
+                        )
+                        - 128
+                    )
                     w = fx & 255
                     i0 = fx >> 8
                     i0 = np.minimum(np.where(i0 < 0, lm1, i0), lm1)
@@ -1686,7 +1779,7 @@ class _Taps:
         chans = self._fetch(level, idx[0], y, z, border)
         if self.ref is not None:
             hit = _compare(op.func, self.ref, chans[0])
-            v = np.where(hit, _ONE, _ZERO).astype(F32)
+            v = np.where(hit, _ONE, _ZERO).astype(F32, copy=False)
             return [v, v, v, v]
         return chans
 
@@ -1763,22 +1856,42 @@ class _Taps:
 
     def _gather_out(self, n00: Any, n01: Any, n10: Any, n11: Any) -> list[Any]:
         """TG4 order: (i0,j1), (i1,j1), (i1,j0), (i0,j0) of the requested component."""
-        op = self.op
-        comp = int(op.req.component)
-        swz = op.img.view.swizzle[comp]
+        return self._per_component(lambda swz: self._gather_one(swz, n00, n01, n10, n11))
+
+    def _per_component(self, one: Any) -> list[Any]:
+        """Evaluate ``one(view swizzle of the component)`` for the gathered component,
+        which may differ per lane."""
+        swizzle = self.op.img.view.swizzle
+        comp = self.component
+        if np.ndim(comp) == 0:
+            return one(swizzle[int(comp) & 3])
+        comp = np.asarray(comp).astype(np.int64) & 3
+        out: list[Any] | None = None
+        for c in np.unique(comp):
+            part = one(swizzle[int(c)])
+            if out is None:
+                out = part
+            else:
+                sel = comp == c
+                out = [np.where(sel, a, b) for a, b in zip(part, out)]
+        assert out is not None
+        return out
+
+    def _gather_one(self, swz: int, n00: Any, n01: Any, n10: Any, n11: Any) -> list[Any]:
         n = self.coords[0].shape[0]
         if self.ref is not None:
-            vals = [np.where(self._cmp(t), _ONE, _ZERO).astype(F32) for t in (n10, n11, n01, n00)]
+            vals = [
+                np.where(self._cmp(t), _ONE, _ZERO).astype(F32, copy=False)
+                for t in (n10, n11, n01, n00)
+            ]
         elif swz <= Swizzle.W:
             vals = [t[swz] for t in (n10, n11, n01, n00)]
         else:
             vals = [n10[0]] * 4
         if swz == Swizzle.ONE:
-            dt = vals[0].dtype
-            return [np.ones(n, dt) for _ in range(4)]
-        if swz in (Swizzle.ZERO, Swizzle.NONE, Swizzle.MAX):
-            dt = vals[0].dtype
-            return [np.zeros(n, dt) for _ in range(4)]
+            return [np.ones(n, vals[0].dtype) for _ in range(4)]
+        if swz > Swizzle.W:
+            return [np.zeros(n, vals[0].dtype) for _ in range(4)]
         return vals
 
     def _soa_seamless(self, level: Any) -> list[Any]:
@@ -1786,45 +1899,57 @@ class _Taps:
         op, img = self.op, self.op.img
         gather = op.op == "gather"
         size = img.widths[level]
-        lf = np.asarray(size).astype(F32)
+        lf = np.asarray(size).astype(F32, copy=False)
         m = (np.asarray(size) - 1).astype(I32)
-        c0 = (np.fmax(self.coords[0], _ZERO) * lf).astype(F32)
-        x0, sw = _ifloor_fract((c0 - _HALF).astype(F32))
+        c0 = (np.fmax(self.coords[0], _ZERO) * lf).astype(F32, copy=False)
+        x0, sw = _ifloor_fract((c0 - _HALF).astype(F32, copy=False))
         x1 = x0 + 1
-        c1 = (np.fmax(self.coords[1], _ZERO) * lf).astype(F32)
-        y0, tw = _ifloor_fract((c1 - _HALF).astype(F32))
+        c1 = (np.fmax(self.coords[1], _ZERO) * lf).astype(F32, copy=False)
+        y0, tw = _ifloor_fract((c1 - _HALF).astype(F32, copy=False))
         y1 = y0 + 1
         fo = [x0 < 0, x1 > m, y0 < 0, y1 > m]
-        y0c = np.maximum(y0, 0)
-        y1c = np.minimum(y1, m)
+        edge = fo[0] | fo[1] | fo[2] | fo[3]
         face = self.face
-        nf, nx, ny = _cube_new_coords(face, x0, x1, y0c, y1c, m)
-        x00 = np.where(fo[0], nx[0][0], x0)
-        y00 = np.where(fo[0], ny[0][0], y0c)
-        x10 = np.where(fo[0], nx[0][1], x0)
-        y10 = np.where(fo[0], ny[0][1], y1c)
-        x01 = np.where(fo[1], nx[1][0], x1)
-        y01 = np.where(fo[1], ny[1][0], y0c)
-        x11 = np.where(fo[1], nx[1][1], x1)
-        y11 = np.where(fo[1], ny[1][1], y1c)
-        z00 = z10 = np.where(fo[0], nf[0], face)
-        z01 = z11 = np.where(fo[1], nf[1], face)
-        ym_xm = fo[2] & ~fo[0]
-        ym_xp = fo[2] & ~fo[1]
-        yp_xm = fo[3] & ~fo[0]
-        yp_xp = fo[3] & ~fo[1]
-        x00 = np.where(ym_xm, nx[2][0], x00)
-        y00 = np.where(ym_xm, ny[2][0], y00)
-        x01 = np.where(ym_xp, nx[2][1], x01)
-        y01 = np.where(ym_xp, ny[2][1], y01)
-        x10 = np.where(yp_xm, nx[3][0], x10)
-        y10 = np.where(yp_xm, ny[3][0], y10)
-        x11 = np.where(yp_xp, nx[3][1], x11)
-        y11 = np.where(yp_xp, ny[3][1], y11)
-        z00 = np.where(ym_xm, nf[2], z00)
-        z01 = np.where(ym_xp, nf[2], z01)
-        z10 = np.where(yp_xm, nf[3], z10)
-        z11 = np.where(yp_xp, nf[3], z11)
+        if not edge.any():
+            z = face if self.layer is None else face + self.layer
+            n00 = self._fetch(level, x0, y0, z, None)
+            n01 = self._fetch(level, x1, y0, z, None)
+            n10 = self._fetch(level, x0, y1, z, None)
+            n11 = self._fetch(level, x1, y1, z, None)
+            if gather:
+                return self._gather_out(n00, n01, n10, n11)
+            return self._bilerp(sw, tw, n00, n01, n10, n11)
+        # Lanes inside the face keep (x0|x1, y0|y1, face); the others take
+        # their texels from the neighbouring faces (computed on those lanes only).
+        idx = np.flatnonzero(edge)
+        xs = [x0.copy(), x1.copy(), x0.copy(), x1.copy()]  # taps 00, 01, 10, 11
+        ys = [y0.copy(), y0.copy(), y1.copy(), y1.copy()]
+        zs = [np.array(face, I32) for _ in range(4)]
+        f = [v[idx] for v in fo]
+        e0, e1 = x0[idx], x1[idx]
+        mm = m if np.ndim(m) == 0 else m[idx]
+        c0, c1 = np.maximum(y0[idx], 0), np.minimum(y1[idx], mm)
+        nf, nx, ny = _cube_new_coords(face[idx], e0, e1, c0, c1, mm)
+        ex = [np.where(f[0], nx[0][0], e0), np.where(f[1], nx[1][0], e1)]
+        ex += [np.where(f[0], nx[0][1], e0), np.where(f[1], nx[1][1], e1)]
+        ey = [np.where(f[0], ny[0][0], c0), np.where(f[1], ny[1][0], c0)]
+        ey += [np.where(f[0], ny[0][1], c1), np.where(f[1], ny[1][1], c1)]
+        fz = face[idx]
+        ez = [np.where(f[0], nf[0], fz), np.where(f[1], nf[1], fz)]
+        ez += [ez[0].copy(), ez[1].copy()]
+        # a texel falls off in y only if it does not fall off in x (cheap corners)
+        ymask = [f[2] & ~f[0], f[2] & ~f[1], f[3] & ~f[0], f[3] & ~f[1]]
+        for k, side in enumerate((2, 2, 3, 3)):
+            j = k & 1
+            ex[k] = np.where(ymask[k], nx[side][j], ex[k])
+            ey[k] = np.where(ymask[k], ny[side][j], ey[k])
+            ez[k] = np.where(ymask[k], nf[side], ez[k])
+            xs[k][idx] = ex[k]
+            ys[k][idx] = ey[k]
+            zs[k][idx] = ez[k]
+        x00, x01, x10, x11 = xs
+        y00, y01, y10, y11 = ys
+        z00, z01, z10, z11 = zs
         if self.layer is not None:
             z00, z01, z10, z11 = (z + self.layer for z in (z00, z01, z10, z11))
         n00 = self._fetch(level, x00, y00, z00, None)
@@ -1841,54 +1966,68 @@ class _Taps:
         out = self._bilerp(sw, tw, n00, n01, n10, n11)
         if accurate and has_corner.any():
             alt = self._corner_filter(sw, tw, n00, n01, n10, n11, corner)
-            out = [np.where(has_corner, a, o).astype(F32) for a, o in zip(alt, out)]
+            out = [np.where(has_corner, a, o).astype(F32, copy=False) for a, o in zip(alt, out)]
         return out
 
     def _corner_filter(self, sw, tw, n00, n01, n10, n11, corner):  # type: ignore[no-untyped-def]
-        wx0 = (_ONE - sw).astype(F32)
-        wy0 = (_ONE - tw).astype(F32)
-        w00 = (wx0 * wy0).astype(F32)
-        w01 = (sw * wy0).astype(F32)
-        w10 = (wx0 * tw).astype(F32)
-        w11 = (sw * tw).astype(F32)
+        wx0 = (_ONE - sw).astype(F32, copy=False)
+        wy0 = (_ONE - tw).astype(F32, copy=False)
+        w00 = (wx0 * wy0).astype(F32, copy=False)
+        w01 = (sw * wy0).astype(F32, copy=False)
+        w10 = (wx0 * tw).astype(F32, copy=False)
+        w11 = (sw * tw).astype(F32, copy=False)
         cw = np.where(corner[0], w00, _ZERO)
         cw = np.where(corner[1], w01, cw)
         cw = np.where(corner[2], w10, cw)
-        cw = (np.where(corner[3], w11, cw) * _ONE_THIRD).astype(F32)
+        cw = (np.where(corner[3], w11, cw) * _ONE_THIRD).astype(F32, copy=False)
         ws = []
         for wgt, c in zip((w00, w01, w10, w11), corner):
-            ws.append(np.where(c, _ZERO, (wgt + cw).astype(F32)).astype(F32))
+            ws.append(
+                np.where(c, _ZERO, (wgt + cw).astype(F32, copy=False)).astype(F32, copy=False)
+            )
         if self.ref is not None:
             masks = [self._cmp(t) for t in (n00, n01, n10, n11)]
-            v = np.where(masks[0], ws[0], _ZERO).astype(F32)
+            v = np.where(masks[0], ws[0], _ZERO).astype(F32, copy=False)
             for wgt, mk in zip(ws[1:], masks[1:]):
-                v = (np.where(mk, wgt, _ZERO) + v).astype(F32)
+                v = (np.where(mk, wgt, _ZERO) + v).astype(F32, copy=False)
             return [v, v, v, v]
         out = []
         for ch in range(4):
-            v = (ws[0] * n00[ch]).astype(F32)
+            v = (ws[0] * n00[ch]).astype(F32, copy=False)
             for wgt, t in zip(ws[1:], (n01, n10, n11)):
-                v = ((wgt * t[ch]).astype(F32) + v).astype(F32)
+                v = ((wgt * t[ch]).astype(F32, copy=False) + v).astype(F32, copy=False)
             out.append(v)
         return out
 
     def _gather_corners(self, n00, n01, n10, n11, corner):  # type: ignore[no-untyped-def]
-        op = self.op
-        comp = int(op.req.component)
-        swz = op.img.view.swizzle[comp]
+        return self._per_component(
+            lambda swz: self._gather_corners_one(swz, n00, n01, n10, n11, corner)
+        )
+
+    def _gather_corners_one(self, swz, n00, n01, n10, n11, corner):  # type: ignore[no-untyped-def]
+        """Seamless gather at a cube corner: the missing texel is the mean of the
+        other three (lp_build_sample_image_linear)."""
         n = self.coords[0].shape[0]
         if swz == Swizzle.ONE:
             return [np.ones(n, F32) for _ in range(4)]
         if swz > Swizzle.W:
             return [np.zeros(n, F32) for _ in range(4)]
-        cols = [t[swz] for t in (n00, n01, n10, n11)]
         if self.ref is not None:
-            cols = [np.where(self._cmp(t), _ONE, _ZERO).astype(F32) for t in (n00, n01, n10, n11)]
-        cols = [np.where(c, _ZERO, v).astype(F32) for v, c in zip(cols, corner)]
+            cols = [
+                np.where(self._cmp(t), _ONE, _ZERO).astype(F32, copy=False)
+                for t in (n00, n01, n10, n11)
+            ]
+        else:
+            cols = [t[swz] for t in (n00, n01, n10, n11)]
+        cols = [np.where(c, _ZERO, v).astype(F32, copy=False) for v, c in zip(cols, corner)]
         colc = (
-            ((cols[0] + cols[1]).astype(F32) + (cols[2] + cols[3]).astype(F32)) * _ONE_THIRD
-        ).astype(F32)
-        cols = [np.where(c, colc, v).astype(F32) for v, c in zip(cols, corner)]
+            (
+                (cols[0] + cols[1]).astype(F32, copy=False)
+                + (cols[2] + cols[3]).astype(F32, copy=False)
+            )
+            * _ONE_THIRD
+        ).astype(F32, copy=False)
+        cols = [np.where(c, colc, v).astype(F32, copy=False) for v, c in zip(cols, corner)]
         c00, c01, c10, c11 = cols
         return [c10, c11, c01, c00]
 
@@ -1912,6 +2051,10 @@ def _fetch_op(img: _Image, req: TexRequest, n: int) -> list[Any]:
     y = _i32(req.t, n).astype(np.int64) if req.t is not None and img.dims >= 2 else None
     z = _i32(req.r, n).astype(np.int64) if req.r is not None and img.dims >= 3 else None
     oob = np.zeros(n, bool)
+    sample = getattr(req, "sample", None)
+    if sample is not None:
+        # Single-sample views hold sample 0 only; other indices read out of range.
+        oob |= np.broadcast_to(_i32(sample, n) != 0, (n,))
     if img.is_buffer:
         level: Any = 0
     else:

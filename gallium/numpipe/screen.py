@@ -38,6 +38,7 @@ from ..pipe.fence import Fence
 from ..pipe.state import DriverQueryInfo, ResourceTemplate
 from ..util.format import try_describe
 from .resource import Resource, format_desc_or_error, normalize_template
+from .sampler import sampleable
 
 MAX_TEXTURE_SIZE = 16384
 MAX_TEXTURE_LEVELS = 15  # 16384 = 2**14
@@ -107,6 +108,31 @@ _CAPS: dict[Cap, int] = {
     Cap.TGSI_FS_POSITION_IS_SYSVAL: 0,
     Cap.TGSI_FS_FACE_IS_INTEGER_SYSVAL: 0,
     Cap.MAX_WINDOW_RECTANGLES: 0,
+    # texture sampling (gallium/numpipe/sampler.py)
+    Cap.TEXTURE_SWIZZLE: 1,
+    Cap.SEAMLESS_CUBE_MAP: 1,
+    Cap.SEAMLESS_CUBE_MAP_PER_TEXTURE: 1,
+    Cap.CUBE_MAP_ARRAY: 1,
+    Cap.TEXTURE_MIRROR_CLAMP: 1,
+    Cap.TEXTURE_BUFFER_OBJECTS: 1,
+    Cap.TEXTURE_QUERY_LOD: 1,
+    Cap.TGSI_TXQS: 1,
+    Cap.SAMPLER_VIEW_TARGET: 1,
+    Cap.TEXTURE_FLOAT_LINEAR: 1,
+    Cap.TEXTURE_HALF_FLOAT_LINEAR: 1,
+    Cap.TEXTURE_GATHER_SM5: 1,
+    Cap.MIN_TEXEL_OFFSET: -32,
+    Cap.MAX_TEXEL_OFFSET: 31,
+    Cap.MIN_TEXTURE_GATHER_OFFSET: -32,
+    Cap.MAX_TEXTURE_GATHER_OFFSET: 31,
+    Cap.MAX_TEXTURE_GATHER_COMPONENTS: 4,
+    Cap.TEXTURE_BUFFER_OFFSET_ALIGNMENT: 16,
+    Cap.MAX_TEXTURE_BUFFER_SIZE: 1 << 27,
+    Cap.TEXTURE_GATHER_OFFSETS: 0,  # one offset per gather only
+    Cap.TEXTURE_MULTISAMPLE: 0,
+    # shader arithmetic (gallium/tgsi): doubles and 64-bit integers run
+    Cap.DOUBLES: 1,
+    Cap.INT64: 1,
 }
 
 
@@ -135,8 +161,8 @@ _CAPF: dict[CapF, float] = {
 _SHADER_CAPS: dict[ShaderCap, int] = {
     ShaderCap.MAX_INSTRUCTIONS: 1 << 16,
     ShaderCap.MAX_ALU_INSTRUCTIONS: 1 << 16,
-    ShaderCap.MAX_TEX_INSTRUCTIONS: 0,
-    ShaderCap.MAX_TEX_INDIRECTIONS: 0,
+    ShaderCap.MAX_TEX_INSTRUCTIONS: 1 << 16,
+    ShaderCap.MAX_TEX_INDIRECTIONS: 1 << 16,
     ShaderCap.MAX_CONTROL_FLOW_DEPTH: 1 << 10,
     ShaderCap.MAX_INPUTS: 32,
     ShaderCap.MAX_OUTPUTS: 32,
@@ -152,12 +178,12 @@ _SHADER_CAPS: dict[ShaderCap, int] = {
     ShaderCap.INTEGERS: 1,
     ShaderCap.INT64_ATOMICS: 0,
     ShaderCap.FP16: 0,
-    ShaderCap.MAX_TEXTURE_SAMPLERS: 0,
+    ShaderCap.MAX_TEXTURE_SAMPLERS: 32,
     ShaderCap.PREFERRED_IR: int(ShaderIR.TGSI),
     ShaderCap.TGSI_SQRT_SUPPORTED: 1,
-    ShaderCap.MAX_SAMPLER_VIEWS: 0,
-    ShaderCap.TGSI_DROUND_SUPPORTED: 0,
-    ShaderCap.TGSI_DFRACEXP_DLDEXP_SUPPORTED: 0,
+    ShaderCap.MAX_SAMPLER_VIEWS: 32,
+    ShaderCap.TGSI_DROUND_SUPPORTED: 1,
+    ShaderCap.TGSI_DFRACEXP_DLDEXP_SUPPORTED: 1,
     ShaderCap.TGSI_FMA_SUPPORTED: 1,
     ShaderCap.TGSI_ANY_INOUT_DECL_RANGE: 1,
     ShaderCap.MAX_UNROLL_ITERATIONS_HINT: 0,
@@ -166,7 +192,7 @@ _SHADER_CAPS: dict[ShaderCap, int] = {
     ShaderCap.MAX_SHADER_IMAGES: 0,
     ShaderCap.LOWER_IF_THRESHOLD: 0,
     ShaderCap.TGSI_SKIP_MERGE_REGISTERS: 0,
-    ShaderCap.TGSI_LDEXP_SUPPORTED: 0,
+    ShaderCap.TGSI_LDEXP_SUPPORTED: 1,
     ShaderCap.MAX_HW_ATOMIC_COUNTERS: 0,
     ShaderCap.MAX_HW_ATOMIC_COUNTER_BUFFERS: 0,
 }
@@ -308,8 +334,10 @@ class NumpipeScreen:
             return False
         if b & Bind.DEPTH_STENCIL and fmt not in _DEPTH_FORMATS:
             return False
-        if b & (Bind.SAMPLER_VIEW | Bind.SHADER_IMAGE | Bind.SHADER_BUFFER | Bind.STREAM_OUTPUT):
-            return False  # sampling and shader resources arrive with the texture work
+        if b & (Bind.SHADER_IMAGE | Bind.SHADER_BUFFER | Bind.STREAM_OUTPUT):
+            return False  # shader images/buffers and stream output are not wired up yet
+        if b & Bind.SAMPLER_VIEW and not sampleable(desc):
+            return False
         if b & Bind.VERTEX_BUFFER and (desc.is_depth or desc.is_stencil or desc.layout == "other"):
             return False
         return not ((desc.is_depth or desc.is_stencil) and tgt == TextureTarget.BUFFER)
@@ -334,9 +362,7 @@ class NumpipeScreen:
             for name, v in (("width0", t.width0), ("height0", t.height0), ("depth0", t.depth0)):
                 if v > MAX_TEXTURE_SIZE:
                     raise bad_value(f"templ.{name}", f"must be <= {MAX_TEXTURE_SIZE}", v)
-            if t.bind and not self.is_format_supported(
-                t.format, t.target, 0, int(t.bind) & ~int(Bind.SAMPLER_VIEW)
-            ):
+            if t.bind and not self.is_format_supported(t.format, t.target, 0, int(t.bind)):
                 raise bad_value(
                     "templ.format",
                     f"is not supported with bind flags {Bind(int(t.bind))!r} on {t.target.name}",

@@ -1,0 +1,120 @@
+"""Drive a bench scene through Mesa (llvmpipe or softpipe) with moderngl.
+
+Used only inside a runner subprocess whose environment selects the driver
+(``GALLIUM_DRIVER``, ``LP_NUM_THREADS``) before Mesa loads.  The GL state
+mirrors :mod:`bench.numpipe_backend`: a user FBO with an RGBA8 colour
+renderbuffer and a 24-bit depth renderbuffer (moderngl's
+``depth_renderbuffer`` is GL_DEPTH_COMPONENT24; numpipe uses Z24_UNORM_S8_UINT,
+the same 4 bytes per pixel), ``fbo.clear`` of colour and depth, one
+``vao.render`` (or one compute dispatch), then ``ctx.finish()``.
+moderngl's read-back row 0 is NDC y = -1, the same as numpipe's row 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .scenes import SAXPY_BLOCK, Scene, SceneData, shader_source
+
+
+def create_context():  # -> moderngl.Context
+    import moderngl
+
+    return moderngl.create_context(standalone=True, backend="egl")
+
+
+class MesaScene:
+    """A scene set up on a moderngl context, ready to run frames."""
+
+    def __init__(self, gl, scene: Scene, data: SceneData, size: int) -> None:
+        import moderngl
+
+        self.gl = gl
+        self.scene = scene
+        self.data = data
+        self.size = size
+        self._objects: list = []
+        if scene.kind == "compute":
+            self.cs = self._keep(gl.compute_shader(shader_source(scene.program, "comp")))
+            self.x = self._keep(gl.buffer(data.buffers["x"].tobytes()))
+            self.y = self._keep(gl.buffer(data.buffers["y"].tobytes()))
+            self.groups = data.invocations // SAXPY_BLOCK
+            return
+        prog = self._keep(
+            gl.program(
+                vertex_shader=shader_source(scene.program, "vert"),
+                fragment_shader=shader_source(scene.program, "frag"),
+            )
+        )
+        color = self._keep(gl.renderbuffer((size, size), 4, dtype="f1"))
+        depth = self._keep(gl.depth_renderbuffer((size, size)))
+        self.fbo = self._keep(gl.framebuffer(color_attachments=[color], depth_attachment=depth))
+        vbo = self._keep(gl.buffer(data.vertices.astype("f4").tobytes()))
+        names = [n for n in ("in_pos", "in_color", "in_uv") if n in prog]
+        self.vao = self._keep(gl.vertex_array(prog, [(vbo, "4f 4f", *names)]))
+        self.count = data.vertices.shape[0]
+        if scene.textured:
+            tex = data.texture
+            assert tex is not None
+            h, w = tex.shape[:2]
+            self.tex = self._keep(gl.texture((w, h), 4, tex.tobytes()))
+            self.tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            self.tex.repeat_x = False
+            self.tex.repeat_y = False
+            prog["tex"].value = 0
+        self.flags = 0
+        if scene.depth_test:
+            self.flags |= moderngl.DEPTH_TEST
+        if scene.blend:
+            self.flags |= moderngl.BLEND
+        self.moderngl = moderngl
+
+    def _keep(self, obj):
+        self._objects.append(obj)
+        return obj
+
+    def _state(self) -> None:
+        gl, mgl = self.gl, self.moderngl
+        self.fbo.use()
+        gl.viewport = (0, 0, self.size, self.size)
+        gl.disable(mgl.DEPTH_TEST | mgl.BLEND | mgl.CULL_FACE)
+        if self.flags:
+            gl.enable(self.flags)
+        if self.scene.depth_test:
+            gl.depth_func = "<"
+        if self.scene.blend:
+            gl.blend_func = (
+                mgl.SRC_ALPHA,
+                mgl.ONE_MINUS_SRC_ALPHA,
+                mgl.ONE,
+                mgl.ONE_MINUS_SRC_ALPHA,
+            )
+        if self.scene.textured:
+            self.tex.use(0)
+
+    def frame(self) -> None:
+        """One frame: clear + draw (or one dispatch), then glFinish."""
+        if self.scene.kind == "compute":
+            self.y.bind_to_storage_buffer(1)
+            self.x.bind_to_storage_buffer(0)
+            self.cs.run(self.groups)
+            self.gl.finish()
+            return
+        self._state()
+        self.fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
+        self.vao.render(self.moderngl.TRIANGLES, vertices=self.count)
+        self.gl.finish()
+
+    def read(self) -> np.ndarray:
+        if self.scene.kind == "compute":
+            return np.frombuffer(self.y.read(), np.float32).copy()
+        raw = self.fbo.read(components=4, alignment=1)
+        return np.frombuffer(raw, np.uint8).reshape(self.size, self.size, 4).copy()
+
+    def close(self) -> None:
+        for obj in reversed(self._objects):
+            try:
+                obj.release()
+            except Exception:
+                pass
+        self._objects.clear()

@@ -63,6 +63,9 @@ class FragmentState:
     # Depth can be tested before shading: the shader writes no depth or
     # stencil and never kills, and neither alpha test nor stencil is on.
     early_z: bool = False
+    # The shader only copies interpolated inputs to colour outputs: OUT
+    # register -> attribute slot (see passthrough_slots), else None.
+    passthrough: dict[int, int] | None = None
 
     @property
     def depth_enabled(self) -> bool:
@@ -71,6 +74,179 @@ class FragmentState:
     @property
     def stencil_enabled(self) -> bool:
         return bool(self.dsa.stencil[0].enabled)
+
+
+def passthrough_slots(kernel: Any, fs_inputs: list[tuple[int, str, int]]) -> dict[int, int] | None:
+    """OUT register -> attribute slot when the fragment shader does nothing but
+    ``MOV OUT[k], IN[j]`` of whole registers into COLOR outputs; else None.
+
+    Such a shader's outputs are its input planes: the rasterizer can skip the
+    kernel and write the planes straight into UNORM8 targets (PlaneColour).
+    """
+    cache = kernel.__dict__.setdefault("_passthrough_cache", {})
+    key = tuple(fs_inputs)
+    if key in cache:
+        return cache[key]
+    slots = {reg: slot for reg, kind, slot in fs_inputs if kind == "attr"}
+    out: dict[int, int] | None = {}
+    for inst in kernel.shader.instructions:
+        if inst.opcode == "END":
+            continue
+        if inst.opcode != "MOV" or inst.saturate or len(inst.dst) != 1 or len(inst.src) != 1:
+            out = None
+            break
+        d, src = inst.dst[0], inst.src[0]
+        decl = kernel.output_decls.get(d.reg.index)
+        plain_dst = (
+            d.reg.file == "OUT"
+            and d.writemask == 0xF
+            and d.reg.indirect is None
+            and d.reg.dimension is None
+            and decl is not None
+            and decl.semantic == "COLOR"
+            and d.reg.index not in out
+        )
+        plain_src = (
+            src.reg.file == "IN"
+            and src.reg.indirect is None
+            and src.reg.dimension is None
+            and src.swizzle == (0, 1, 2, 3)
+            and not src.negate
+            and not src.absolute
+            and src.reg.index in slots
+        )
+        if not (plain_dst and plain_src):
+            out = None
+            break
+        out[d.reg.index] = slots[src.reg.index]
+    cache[key] = out
+    return out
+
+
+def unorm8_prescale(coef: np.ndarray) -> np.ndarray:
+    """Plane coefficients (..., 3, C) [a0, dadx, dady] scaled for UNORM8 stores:
+    ``fl32(a0*255 + 0.5)``, ``fl32(dadx*255)``, ``fl32(dady*255)`` (each
+    computed exactly in float64 and rounded once)."""
+    out = coef.astype(np.float64) * 255.0
+    out[..., 0, :] += 0.5
+    return out.astype(F32)
+
+
+class PlaneColour:
+    """A colour output that is an interpolated input passed through unchanged,
+    kept as its planes over a dense rectangle (pixels ``px`` x ``py``) until a
+    writer asks for values.
+
+    ``stack()`` gives the float32 values the general path computes,
+    ``(a0 + dadx*x) + dady*y``.  For UNORM8 targets ``unorm8_scaled(c)`` folds
+    the conversion into the planes: ``(a0' + dadx'*x) + dady'*y`` with the
+    coefficients of :func:`unorm8_prescale`, clamped to [0, 255.99] and
+    truncated by the store: one add (dense) or three operations (pixel
+    lists), at most one clamp and one cast per channel, instead of the plane,
+    two clamps, a multiply and a rounding.  It can differ from the exact
+    conversion of the float32 plane by one where the product lies within
+    about 1e-5 of a half (within llvmpipe's own tolerance of 1); both the
+    dense and the pixel-list forms evaluate exactly the same float32
+    operations, so a pixel's value never depends on the path.
+    """
+
+    __slots__ = ("_stack", "coef", "px", "py", "scaled")
+
+    def __init__(self, coef: np.ndarray, px: np.ndarray, py: np.ndarray) -> None:
+        self.coef = coef  # (3, 4) float32: a0, dadx, dady per channel
+        self.scaled = unorm8_prescale(coef)
+        self.px = px  # (w,) int64 pixel columns
+        self.py = py  # (h,) int64 pixel rows
+        self._stack: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (4, self.py.size, self.px.size)
+
+    def stack(self) -> np.ndarray:
+        if self._stack is None:
+            coef = self.coef
+            row = coef[1][:, None] * self.px.astype(F32)[None, :]
+            row += coef[0][:, None]
+            col = coef[2][:, None] * self.py.astype(F32)[None, :]
+            self._stack = np.add(row[:, None, :], col[:, :, None])
+        return self._stack
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        return self.stack()[key]
+
+    def unorm8_scaled(self, c: int) -> np.ndarray:
+        """Channel ``c`` as float32 in [0, 255.99]: truncating it gives the UNORM8 value."""
+        a0, dadx, dady = self.scaled[:, c]
+        row = dadx * self.px.astype(F32)
+        row += a0
+        col = dady * self.py.astype(F32)
+        u = np.add(row[None, :], col[:, None])
+        # each rounding step is monotonic in x and in y: extremes at the corners
+        corners = np.add(row[[0, -1]][None, :], col[[0, -1]][:, None])
+        if not (corners.min() >= 0 and corners.max() <= _U8_TOP):
+            np.clip(u, F32(0.0), _U8_TOP, out=u)
+        return u
+
+    def unorm8_stack(self) -> np.ndarray:
+        """All four channels as UNORM8 values in a (4, h, w) uint16 stack."""
+        out = np.empty(self.shape, np.uint16)
+        for c in range(4):
+            np.copyto(out[c], self.unorm8_scaled(c), casting="unsafe")
+        return out
+
+
+class PixelPlaneColour:
+    """:class:`PlaneColour` for a list of pixels, each with its own triangle.
+
+    ``coef`` is (n, 3, 4) float32 (the triangle's planes per pixel) and
+    ``scaled`` the same through :func:`unorm8_prescale`; ``fx``/``fy`` the
+    pixels' float32 coordinates.
+    """
+
+    __slots__ = ("_stack", "coef", "fx", "fy", "scaled")
+
+    def __init__(self, coef: np.ndarray, scaled: np.ndarray, fx: np.ndarray, fy: np.ndarray):
+        self.coef, self.scaled, self.fx, self.fy = coef, scaled, fx, fy
+        self._stack: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (4, self.fx.size)
+
+    def stack(self) -> np.ndarray:
+        if self._stack is None:
+            c = np.moveaxis(self.coef, 2, 0)  # (4, n, 3)
+            row = c[:, :, 1] * self.fx[None]
+            row += c[:, :, 0]
+            row += c[:, :, 2] * self.fy[None]
+            self._stack = row
+        return self._stack
+
+    def __getitem__(self, key: Any) -> Any:
+        """``[:, sel]`` selects pixels (a new PixelPlaneColour); anything else
+        indexes the float32 stack (``[3]`` is the alpha channel)."""
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None):
+            sel = key[1]
+            return PixelPlaneColour(self.coef[sel], self.scaled[sel], self.fx[sel], self.fy[sel])
+        return self.stack()[key]
+
+    def unorm8_scaled(self, c: int) -> np.ndarray:
+        k = self.scaled[:, :, c]
+        u = k[:, 1] * self.fx
+        u += k[:, 0]
+        u += k[:, 2] * self.fy
+        np.clip(u, F32(0.0), _U8_TOP, out=u)
+        return u
+
+    def unorm8_stack(self) -> np.ndarray:
+        out = np.empty(self.shape, np.uint16)
+        for c in range(4):
+            np.copyto(out[c], self.unorm8_scaled(c), casting="unsafe")
+        return out
+
+
+_U8_TOP = F32(255.99)
 
 
 # ----------------------------------------------------------------------------
@@ -541,6 +717,12 @@ def write_color(
     colormask = int(rt.colormask) & 0xF
     if colormask == 0:
         return
+    if isinstance(src1, PlaneColour | PixelPlaneColour):
+        src1 = src1.stack()
+    if isinstance(color, PlaneColour | PixelPlaneColour) and (
+        target.kind != "unorm8" or src1 is not None
+    ):
+        color = color.stack()
     if alive is not None and not dense:
         sel = np.nonzero(alive)[0]
         if sel.size == 0:
@@ -594,9 +776,15 @@ def _write_unorm8(
     and the words are stored with one (masked) write.
     """
     perm = target.perm
-    bits = unorm8_bits(color, in_unit)  # (4, ...) uint32, low byte = the UNORM8 value
-    if rt.blend_enable:
+    planes = isinstance(color, PlaneColour | PixelPlaneColour)
+    if planes and not rt.blend_enable:
+        bits = None  # each channel is evaluated as it is stored
+    elif planes:
+        src = color.unorm8_stack()
+    else:
+        bits = unorm8_bits(color, in_unit)  # (4, ...) uint32, low byte = the UNORM8 value
         src = bits.astype(np.uint16)  # the high half is 0x4B40: dropped
+    if rt.blend_enable:
         pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)
         dst = np.empty(src.shape, np.uint8)
         for i in range(4):
@@ -608,13 +796,14 @@ def _write_unorm8(
         if src1 is not None:
             s1 = unorm8_bits(src1).astype(np.uint16)
         bits = blend_unorm8(rt, src, dst, state.blend_color, s1)
-    shape = bits.shape[1:]
+    shape = color.shape[1:] if bits is None else bits.shape[1:]
     channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
     if not channels:
         return
     scratch = np.empty((*shape, 4), np.uint8)
     for i in channels:
-        np.copyto(scratch[..., perm[i]], bits[i], casting="unsafe")  # keeps the low byte
+        value = color.unorm8_scaled(i) if bits is None else bits[i]
+        np.copyto(scratch[..., perm[i]], value, casting="unsafe")  # low byte / truncation
     word = scratch.view(np.uint32).reshape(shape)
     keep = 0xFFFFFFFF
     for i in channels:

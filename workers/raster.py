@@ -41,7 +41,15 @@ from gallium.numpipe.setup import F32, fma32
 from gallium.pipe.enums import CompareFunc
 from gallium.tgsi.compiler import ExecEnv
 
-from .fragment import FragmentState, compare, depth_stencil, write_color
+from .fragment import (
+    FragmentState,
+    PixelPlaneColour,
+    PlaneColour,
+    compare,
+    depth_stencil,
+    unorm8_prescale,
+    write_color,
+)
 
 # A triangle whose span covers at least this many pixels of a band goes dense.
 DENSE_MIN_PIXELS = 16384
@@ -172,6 +180,8 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
 
 
 def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
+    """One big triangle over the band: its interior columns without a coverage
+    mask, the strips either side of them with one."""
     bx0, by0, bx1, by1 = (int(v) for v in ts.bbox[t])
     wy0 = max(by0, y0)
     wy1 = min(by1, y1 - 1)
@@ -183,6 +193,49 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
     wx0, wx1 = max(bx0, span[0]), min(bx1, span[1])
     if wx0 > wx1:
         return
+    # Columns covered in every row: each edge's bound is linear in y, so the
+    # intersection over the rows is the intersection of the first and last
+    # rows' spans.  Its ends are moved inwards to quad boundaries (even x).
+    lo_a, hi_a = _row_span(ts, t, wy0)
+    lo_b, hi_b = _row_span(ts, t, wy1)
+    in_lo = (max(lo_a, lo_b, wx0) + 1) & ~1
+    in_hi = ((min(hi_a, hi_b, wx1) + 1) & ~1) - 1
+    if in_hi - in_lo + 1 < 16:
+        _dense_rect(scene, state, ts, t, wx0, wx1, wy0, wy1, band, True)
+        return
+    if wx0 < in_lo:
+        _dense_rect(scene, state, ts, t, wx0, in_lo - 1, wy0, wy1, band, True)
+    _dense_rect(scene, state, ts, t, in_lo, in_hi, wy0, wy1, band, False)
+    if in_hi < wx1:
+        _dense_rect(scene, state, ts, t, in_hi + 1, wx1, wy0, wy1, band, True)
+
+
+def _row_span(ts, t: int, y: int) -> tuple[int, int]:
+    """Covered columns [lo, hi] of row y (hi < lo when none), in Python integers:
+    the same solution of ``c - dx*x + dy*y > 0`` as :func:`_row_spans`."""
+    lo, hi = -(1 << 40), 1 << 40
+    for i in range(3):
+        c = int(ts.c[t, i])
+        dx = int(ts.dcdx[t, i]) << 8
+        dy = int(ts.dcdy[t, i]) << 8
+        a = c + dy * y
+        if dx > 0:
+            hi = min(hi, (a - 1) // dx)
+        elif dx < 0:
+            lo = max(lo, (-a) // (-dx) + 1)
+        elif a <= 0:
+            return 0, -1
+    return lo, hi
+
+
+def _dense_rect(
+    scene: Scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, band: int, edges: bool
+):
+    """Shade and write triangle ``t`` over the write region [wx0, wx1] x [wy0, wy1].
+
+    ``edges``: some edge may cross the region, so coverage is tested (an edge
+    positive on all four corners is skipped); otherwise every pixel is covered.
+    """
     # Lane rectangle aligned to whole quads around the write region.
     lx0, ly0 = wx0 & ~1, wy0 & ~1
     lx1, ly1 = wx1 | 1, wy1 | 1
@@ -190,7 +243,7 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
     py = np.arange(ly0, ly1 + 1, dtype=np.int64)
     h, w = py.size, px.size
     cover = None
-    for i in range(3):
+    for i in range(3) if edges else ():
         c = int(ts.c[t, i])
         dx = int(ts.dcdx[t, i]) << 8
         dy = int(ts.dcdy[t, i]) << 8
@@ -203,6 +256,9 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
         cover = inside if cover is None else (cover & inside)
     sub = (slice(wy0 - ly0, wy1 - ly0 + 1), slice(wx0 - lx0, wx1 - lx0 + 1))
     if cover is not None and not cover[sub].any():
+        return
+    if state.passthrough is not None and _planes_direct(state, ts):
+        _dense_planes(scene, state, ts, t, wx0, wx1, wy0, wy1, band, cover, sub)
         return
     geom = _DenseGeom(px, py, t)
     outputs, kill, z = _shade(state, ts, geom, h * w, (h // 2, w // 2), bool(ts.facing[t]))
@@ -222,6 +278,54 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
         bool(ts.facing[t]),
         band,
     )
+
+
+def _planes_direct(state: FragmentState, ts) -> bool:
+    """Whether the pass-through outputs are the input planes themselves: no
+    perspective division, or w = 1 at every vertex of the draw.  Decided per
+    draw so that every path (dense, pixel lists) treats a pixel alike."""
+    if not any(ts.perspective[slot] for slot in state.passthrough.values()):
+        return True
+    flag = ts.__dict__.get("_all_w_one")
+    if flag is None:
+        flag = ts.__dict__["_all_w_one"] = bool(ts.w_is_one.all())
+    return flag
+
+
+def _dense_planes(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, band, cover, sub):
+    """A pass-through shader over a write region: no kernel, the outputs are
+    the input planes (PlaneColour), and depth only where it is tested."""
+    px = np.arange(wx0, wx1 + 1, dtype=np.int64)
+    py = np.arange(wy0, wy1 + 1, dtype=np.int64)
+    outputs = Outputs(
+        {reg: PlaneColour(ts.inputs[t, slot], px, py) for reg, slot in state.passthrough.items()}
+    )
+    z: object = F32(0.0)
+    if scene.zsbuf is not None and state.depth_enabled:
+        z = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), py.size, px.size, (slice(None),) * 2)
+    _fragment_ops(
+        scene,
+        state,
+        (slice(wy0, wy1 + 1), slice(wx0, wx1 + 1)),
+        True,
+        None if cover is None else cover[sub],
+        outputs,
+        z,
+        bool(ts.facing[t]),
+        band,
+    )
+
+
+def _pixel_planes(state: FragmentState, ts, geom) -> Outputs:
+    """Pass-through outputs of a pixel list as PixelPlaneColour (no kernel)."""
+    out = Outputs()
+    for reg, slot in state.passthrough.items():
+        cache = ts.__dict__.setdefault("_unorm8_scaled", {})
+        table = cache.get(slot)
+        if table is None:
+            table = cache[slot] = unorm8_prescale(ts.inputs[:, slot])
+        out[reg] = PixelPlaneColour(ts.inputs[geom.tq, slot], table[geom.tq], geom.fx, geom.fy)
+    return out
 
 
 def _sub_outputs(outputs: Outputs, h: int, w: int, sub: tuple[slice, slice]) -> Outputs:
@@ -374,9 +478,15 @@ def _coef(ts, geom, arr: np.ndarray) -> np.ndarray:
     return arr[geom.tq]
 
 
-def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing):
-    """Interpolate the FS inputs, run the fragment shader; return outputs, kill, z."""
-    z = geom.plane_exact(_coef(ts, geom, ts.z))
+def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
+    """Interpolate the FS inputs, run the fragment shader; return outputs, kill, z.
+
+    ``z``: the fragments' depth when the caller has it already.
+    """
+    if z is None:
+        z = geom.plane_exact(_coef(ts, geom, ts.z))
+    if state.passthrough is not None and isinstance(geom, _PixelGeom) and _planes_direct(state, ts):
+        return _pixel_planes(state, ts, geom), None, z
     rcp_w = None
     if ts.perspective.any():
         w_one = ts.w_is_one[geom.t] if geom.dense else bool(ts.w_is_one[geom.tq].all())
@@ -612,7 +722,8 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int) -> None:
         if winners is not None:
             if winners.size:
                 sgeom = _PixelGeom(px[winners], py[winners], tri[winners])
-                outputs, _, _ = _shade(state, ts, sgeom, winners.size, None, None)
+                zw = z[winners] if np.ndim(z) else z
+                outputs, _, _ = _shade(state, ts, sgeom, winners.size, None, None, zw)
                 _colour_writes(scene, state, (sgeom.py, sgeom.px), False, None, outputs)
             return
     layers = _layers(scene, px, py) or [np.arange(px.size)]
@@ -671,25 +782,36 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     """
     zs = scene.zsbuf
     layout = zs.layout
-    if layout.z_float or layout.split or (layout.s_bits and layout.z_shift):
+    words2d = zs.words
+    if (
+        layout.z_float
+        or layout.split
+        or (layout.s_bits and layout.z_shift)
+        or layout.z_bits > 31
+        or not words2d.flags.c_contiguous
+    ):
         return None
     f = int(state.dsa.depth.func)
     use_min = f in _MIN_FUNCS
     take_last = _MIN_FUNCS.get(f, _MAX_FUNCS.get(f))
     lo, hi = state.depth_clamp
     maxv = F32((1 << layout.z_bits) - 1)
+    n = px.size
     if np.ndim(z):
         zc = np.clip(z, F32(lo), F32(hi))
         zc *= maxv
         zq = np.rint(zc, out=zc).astype(np.int64)
     else:
-        zq = np.full(px.size, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
-    n = px.size
-    key = _pixel_keys(scene, px, py)
-    words = zs.words[py, px]
-    zmask = (1 << layout.z_bits) - 1
-    stored = (words.astype(np.int64) >> layout.z_shift) & zmask
-    best = _scratch_array(scene.band_rows * scene.width)
+        zq = np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
+    width = scene.width
+    flat = py * width + px  # index into the framebuffer's pixel words
+    words = words2d.reshape(-1)[flat]
+    stored = words >> np.asarray(layout.z_shift, words.dtype) if layout.z_shift else words
+    if layout.s_bits:
+        stored = stored & np.asarray((1 << layout.z_bits) - 1, words.dtype)
+    stored = stored.astype(np.int64)  # ufunc.at is fast only on matching dtypes
+    key = flat - (int(py.min()) // scene.band_rows) * scene.band_rows * width
+    best = _scratch_array(scene.band_rows * width)
     # best depth per pixel, starting from the buffer's value
     best[key] = stored
     (np.minimum if use_min else np.maximum).at(best, key, zq)
@@ -706,11 +828,12 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     winners = idx[best[ck] == idx]
     best[key] = _UNSET
     if winners.size:
-        wy, wx = py[winners], px[winners]
-        new = zq[winners].astype(words.dtype) << np.asarray(layout.z_shift, words.dtype)
+        new = zq[winners].astype(words.dtype)
+        if layout.z_shift:
+            new <<= np.asarray(layout.z_shift, words.dtype)
         if layout.s_bits:
             new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
-        zs.words[wy, wx] = new
+        words2d.reshape(-1)[flat[winners]] = new
     return winners
 
 

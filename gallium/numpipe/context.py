@@ -1114,7 +1114,7 @@ class NumpipeContext:
         return TextureBindings.capture(self._views.get(stage, []), self._samplers.get(stage, []))
 
     def _fragment_state(self, fs: ShaderCSO, fs_inputs: list, scene: Scene) -> Any:
-        from workers.fragment import FragmentState
+        from workers.fragment import FragmentState, passthrough_slots
 
         kern = fs.kernel
         nc = len(scene.cbufs)
@@ -1161,6 +1161,7 @@ class NumpipeContext:
             fb_height=self._fb.height,
             counters=counters,
             needs_quads=_needs_quads(fs.shader),
+            passthrough=passthrough_slots(kern, fs_inputs),
         )
         dsa = self._dsa.state
         st.early_z = bool(

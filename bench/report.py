@@ -436,8 +436,8 @@ def render(results: dict[str, Any]) -> str:
                     f"{_num(v['p99_lag_ms'], '{:.1f}')} ms, median "
                     f"{_num(v['median_lag_ms'], '{:.2f}')} ms; one batch: "
                     f"{_num(v['batch_ms_under_load'], '{:.1f}')} ms under load, "
-                    f"{_num(v['batch_ms_idle'], '{:.1f}')} ms idle; ring-full waits "
-                    f"{v['ring_full_waits']}"
+                    f"{_num(v['batch_ms_idle'], '{:.1f}')} ms idle; ready_async waits "
+                    f"{v.get('ready_waits', '-')}, blocked recording calls {v['ring_full_waits']}"
                 )
             if "error" in lag:
                 out.append(f"  lag: {lag['error'][-300:]}")

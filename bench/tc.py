@@ -344,11 +344,13 @@ def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
         tick = asyncio.create_task(ticker())
         await asyncio.sleep(0.05)
         st = ctx.stats
-        full0, exec0 = st.ring_full_waits, st.executed_batches
+        full0, exec0, ready0 = st.ring_full_waits, st.executed_batches, st.ready_waits
         t0 = time.perf_counter()
         end = loop.time() + seconds
         i = 0
         while loop.time() < end:
+            # the async face: wait for ring space on the loop, never inside a call
+            await ctx.ready_async()
             ctx.set_blend_color(color)
             ctx.draw_vbo(draws[i % len(draws)])
             i += 1
@@ -360,6 +362,7 @@ def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
         info.update(
             draws_recorded=i,
             ring_full_waits=st.ring_full_waits - full0,
+            ready_waits=st.ready_waits - ready0,
             batches_executed=executed,
             batch_ms_under_load=window / executed * 1e3 if executed else None,
         )

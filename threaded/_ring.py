@@ -7,10 +7,10 @@ that are submitted but not yet taken by the driver thread.  ``put`` blocks
 while the ring is full (the producer waits, work is never dropped and memory
 never grows without bound); ``get`` blocks while it is empty.
 
-Async producers use ``put_async``, which waits for space on the event loop
-(a fence-like wake-up from the driver thread, no polling), so a full ring
-never blocks an event loop for longer than it takes the driver thread to
-finish one batch.
+A full ring blocks ``put`` only until the driver thread takes its next batch.
+Async producers avoid even that: ``ThreadedContext.ready_async`` registers an
+``on_space`` callback (run by the driver thread when it takes a batch) that
+signals a fence the producer awaits, so the event loop keeps running.
 """
 
 from __future__ import annotations

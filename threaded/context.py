@@ -44,6 +44,12 @@ Rules (numbered as in Mesa's u_threaded_context.h, adapted):
    kept by the direct context (which reports a device reset and fires the
    reset callback), and raised on the application's side at its next sync
    point; the remaining calls of the batch still execute.
+8. A full ring blocks the recording call only until the driver thread takes
+   its next batch (one batch's execution).  Async producers await
+   ``ctx.ready_async()`` between calls instead: it returns at once while the
+   ring has room and otherwise suspends the task (the event loop keeps
+   running) until the driver thread takes a batch, so their recording calls
+   never block at all.
 
 Threading contract: like any pipe_context, a ThreadedContext is used by one
 application thread at a time.  Its fences may be waited on, and deferred
@@ -942,6 +948,21 @@ class ThreadedContext:
         with self._lock:
             self._sync_locked("get_query_result")
             return self.pipe.get_query_result(query, wait)
+
+    async def ready_async(self) -> None:
+        """Wait, without blocking the event loop, until recording will not block.
+
+        Returns at once while the ring has room for the batch being recorded;
+        otherwise suspends the calling task (asyncio or trio) until the driver
+        thread takes a batch.  No thread per waiter and no polling: the driver
+        thread signals a fence.  Cancelling the wait leaves the context intact.
+        """
+        if self._ring.has_space():
+            return
+        self.stats.ready_waits += 1
+        fence = Fence(label=f"tc {self.id} ring space")
+        self._ring.on_space(fence.signal)
+        await fence
 
     async def get_query_result_async(self, query):
         """Await a query's result without blocking the event loop."""

@@ -34,7 +34,8 @@ class TcStats:
     promoted_unsynchronized: int = 0  # maps turned unsynchronized by valid-range tracking
     staging_uploads: int = 0  # DISCARD_RANGE maps served through a staging copy
     merged_subdata: int = 0  # small buffer_subdata calls merged into the previous one
-    ring_full_waits: int = 0  # times the producer found the ring full
+    ring_full_waits: int = 0  # times a recording call blocked on a full ring
+    ready_waits: int = 0  # times ready_async suspended its task until the ring had room
     driver_errors: int = 0  # exceptions raised on the driver thread
 
     # Counted by the context itself (one integer increment per recorded call);
@@ -69,6 +70,7 @@ _COUNTERS = (
     "staging_uploads",
     "merged_subdata",
     "ring_full_waits",
+    "ready_waits",
     "driver_errors",
 )
 

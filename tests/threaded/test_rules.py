@@ -112,6 +112,93 @@ def test_a_full_ring_blocks_the_producer_and_drops_nothing(screen):
         ctx.destroy()
 
 
+def _async_producer(ctx, backend: str, calls: int) -> dict:
+    """An async producer that awaits ctx.ready_async() between calls while the
+    driver thread is held by a gate that only *another task* on the same loop
+    opens: if any recording call blocked the loop, the gate would never open."""
+    import anyio
+
+    gate = threading.Event()
+    ctx.callback(lambda _: gate.wait(10))
+    seen: list[int] = []
+    out = {"waits": 0, "ticks_while_full": 0, "blocked_puts": 0}
+    ready0 = ctx.stats.ready_waits
+
+    async def producer(opened: anyio.Event) -> None:
+        for i in range(calls):
+            if not ctx._ring.has_space():
+                out["waits"] += 1
+            full_before = ctx.stats.ring_full_waits
+            await ctx.ready_async()
+            ctx.callback(seen.append, i)
+            out["blocked_puts"] += ctx.stats.ring_full_waits - full_before
+            await anyio.sleep(0)
+        opened.set()
+
+    async def opener() -> None:
+        # runs only while the producer is suspended: the loop is free
+        while ctx._ring.has_space():
+            await anyio.sleep(0.01)
+        out["ticks_while_full"] += 1
+        gate.set()
+
+    async def main() -> None:
+        done = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(producer, done)
+            tg.start_soon(opener)
+        await done.wait()
+
+    anyio.run(main, backend=backend)
+    ctx.sync()
+    out["seen"] = seen
+    out["ready_waits"] = ctx.stats.ready_waits - ready0
+    return out
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_an_async_producer_awaiting_ready_never_blocks_its_loop(screen, backend):
+    ctx = small_tc(screen, slots=1, queued=2)
+    try:
+        out = _async_producer(ctx, backend, 40)
+        assert out["seen"] == list(range(40))
+        assert out["ticks_while_full"] == 1  # the opener ran while the ring was full
+        assert out["waits"] >= 1  # the producer found the ring full and awaited
+        assert out["ready_waits"] == out["waits"]
+        assert out["blocked_puts"] == 0  # ... and never blocked inside a recording call
+    finally:
+        ctx.destroy()
+
+
+def test_cancelling_ready_async_leaves_the_context_intact(screen):
+    import asyncio
+
+    ctx = small_tc(screen, slots=1, queued=1)
+    try:
+        gate, started = threading.Event(), threading.Event()
+        ctx.callback(lambda _: (started.set(), gate.wait(10)))
+        assert started.wait(10)  # the driver holds the first batch
+        seen: list[int] = []
+        ctx.callback(seen.append, 0)  # a second batch fills the one-batch ring
+
+        async def main() -> bool:
+            try:
+                await asyncio.wait_for(ctx.ready_async(), 0.05)
+            except TimeoutError:
+                return True
+            return False
+
+        assert not ctx._ring.has_space()
+        assert asyncio.run(main())  # timed out: the ring stayed full
+        gate.set()
+        ctx.callback(seen.append, 1)
+        ctx.sync()
+        assert seen == [0, 1]
+        asyncio.run(ctx.ready_async())  # space again: returns at once
+    finally:
+        ctx.destroy()
+
+
 def test_driver_callbacks_never_run_concurrently(screen):
     ctx = small_tc(screen, slots=8, queued=4)
     try:

@@ -123,28 +123,28 @@ def _no_fs_draw(env: Env) -> None:
 BAD_CALLS = (
     BadCall(
         "bind_blend_state(object())",
-        "deferred",
+        "immediate",
         gallium.PipeTypeError,
         "cso must be a blend CSO",
         lambda e: e.ctx.bind_blend_state(object()),
     ),
     BadCall(
         "bind_rasterizer_state(42)",
-        "deferred",
+        "immediate",
         gallium.PipeTypeError,
         "cso must be a CSO from create_rasterizer_state",
         lambda e: e.ctx.bind_rasterizer_state(42),
     ),
     BadCall(
         "bind_depth_stencil_alpha_state('dsa')",
-        "deferred",
+        "immediate",
         gallium.PipeTypeError,
         "create_depth_stencil_alpha_state",
         lambda e: e.ctx.bind_depth_stencil_alpha_state("dsa"),
     ),
     BadCall(
         "bind_vertex_elements_state(blend CSO)",
-        "deferred",
+        "immediate",
         gallium.PipeTypeError,
         "create_vertex_elements_state",
         lambda e: e.ctx.bind_vertex_elements_state(e.p.blend_alpha),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
 
@@ -59,18 +58,51 @@ def test_context_usable_after_errors(screen, ctx):
     assert (img == [0, 255, 0, 255]).all()
 
 
+VS_NEEDS_3 = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL IN[2]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+  0: MOV OUT[0], IN[0]
+  1: ADD OUT[1], IN[1], IN[2]
+  2: END
+"""
+
+
+def _fail(_data) -> None:
+    raise RuntimeError("failed on the driver thread")
+
+
+def test_bad_cso_binds_are_rejected_at_the_call_on_a_threaded_context(threaded_ctx):
+    for bind, what in (
+        (threaded_ctx.bind_blend_state, "a blend CSO from create_blend_state"),
+        (threaded_ctx.bind_rasterizer_state, "a CSO from create_rasterizer_state"),
+        (threaded_ctx.bind_depth_stencil_alpha_state, "create_depth_stencil_alpha_state"),
+        (threaded_ctx.bind_vertex_elements_state, "create_vertex_elements_state"),
+    ):
+        with pytest.raises(TypeError, match=what):
+            bind(object())
+    threaded_ctx.flush().wait(10)  # nothing bad was queued
+    assert threaded_ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+
+
 def test_driver_thread_error_surfaces_at_next_sync_and_queue_survives(screen, threaded_ctx):
     ctx = threaded_ctx
     rt, _ = make_target(screen, ctx, 8, 8)
     bind_passthrough(ctx)
     set_vertices(ctx, TRI)
     ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
-    # A bad call that only the driver thread can detect (a blend CSO of the
-    # wrong kind bound as rasterizer state), queued between good calls.
-    ctx.bind_rasterizer_state(object())
+    # A bad call that only the driver thread can detect (a draw whose vertex
+    # shader reads an input the vertex elements do not provide), queued
+    # between good calls.
+    good_vs = ctx._bound["vs"]
+    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=VS_NEEDS_3)))
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    ctx.bind_vs_state(good_vs)
     ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
     fence = ctx.flush()
-    with pytest.raises(TypeError, match="cso must be a CSO from create_rasterizer_state"):
+    with pytest.raises(ValueError, match=r"must provide IN\[2\] of the vertex shader"):
         fence.wait(10)
     assert ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
     assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
@@ -81,8 +113,8 @@ def test_driver_thread_error_surfaces_at_next_sync_and_queue_survives(screen, th
 def test_reset_callback_fires_once(screen, threaded_ctx):
     seen = []
     threaded_ctx.set_device_reset_callback(seen.append)
-    threaded_ctx.bind_blend_state("not a CSO")  # detected on the driver thread
-    with pytest.raises(TypeError):
+    threaded_ctx.callback(_fail)  # raises on the driver thread
+    with pytest.raises(RuntimeError, match="failed on the driver thread"):
         threaded_ctx.flush().wait(10)
     assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
     threaded_ctx.flush().wait(10)
@@ -103,14 +135,14 @@ def test_errors_do_not_leak_into_another_context(screen):
         rt, _ = make_target(screen, b, 8, 8)
         bind_passthrough(b)
         set_vertices(b, TRI)
-        a.bind_blend_state(42)  # fails on a's driver thread
+        a.callback(_fail)  # fails on a's driver thread
         b.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
         b.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
         b.flush().wait(10)
         assert (read_rgba8(b, rt) == [0, 255, 0, 255]).all()
-        with pytest.raises(TypeError):
+        assert b.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+        with pytest.raises(RuntimeError, match="failed on the driver thread"):
             a.flush().wait(10)
     finally:
         a.destroy()
         b.destroy()
-    assert np.all(True)

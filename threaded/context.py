@@ -69,9 +69,13 @@ from gallium.numpipe.context import (
     NumpipeContext,
     _user_bytes,
     check_blend_color,
+    check_blend_cso,
+    check_dsa_cso,
+    check_rasterizer_cso,
     check_sample_mask,
     check_scissor_states,
     check_stencil_ref,
+    check_vertex_elements_cso,
     check_viewport_states,
 )
 from gallium.numpipe.objects import Query, TransferObject, check_transfer_usage
@@ -101,6 +105,14 @@ class ThreadedContext:
         self.id = next(_ids)
         self.pipe = pipe
         self.screen = pipe.screen
+        # the direct context's state appliers, bound once (hot recording paths)
+        self._apply_blend = pipe._apply_blend
+        self._apply_dsa = pipe._apply_dsa
+        self._apply_rasterizer = pipe._apply_rasterizer
+        self._apply_vertex_elements = pipe._apply_vertex_elements
+        self._apply_blend_color = pipe._apply_blend_color
+        self._apply_stencil_ref = pipe._apply_stencil_ref
+        self._apply_sample_mask = pipe._apply_sample_mask
         self.batch_slots = batch_slots
         self.stats = TcStats()
         self.destroyed = False
@@ -339,14 +351,15 @@ class ThreadedContext:
     def _bind(self, fn, cso) -> None:
         self._record(fn, (cso,))
 
+    # CSO binds are validated here, at the call; the driver only assigns.
     def bind_blend_state(self, cso):
-        self._record(self.pipe.bind_blend_state, (cso,))
+        self._record(self._apply_blend, (check_blend_cso(cso),))
 
     def bind_depth_stencil_alpha_state(self, cso):
-        self._record(self.pipe.bind_depth_stencil_alpha_state, (cso,))
+        self._record(self._apply_dsa, (check_dsa_cso(cso),))
 
     def bind_rasterizer_state(self, cso):
-        self._record(self.pipe.bind_rasterizer_state, (cso,))
+        self._record(self._apply_rasterizer, (check_rasterizer_cso(cso),))
 
     def bind_sampler_states(self, shader, start, samplers):
         self._record(self.pipe.bind_sampler_states, (shader, start, list(samplers or [])))
@@ -372,7 +385,7 @@ class ThreadedContext:
         self._record(self.pipe.bind_compute_state, (cso,))
 
     def bind_vertex_elements_state(self, cso):
-        self._record(self.pipe.bind_vertex_elements_state, (cso,))
+        self._record(self._apply_vertex_elements, (check_vertex_elements_cso(cso),))
 
     def destroy_blend_state(self, cso):
         self._record(self.pipe.destroy_blend_state, (cso,))
@@ -424,13 +437,13 @@ class ThreadedContext:
     # raise at the call, and the recorded payload is immutable (no snapshot copy).
 
     def set_blend_color(self, color):
-        self._record(self.pipe._apply_blend_color, (check_blend_color(color),))
+        self._record(self._apply_blend_color, (check_blend_color(color),))
 
     def set_stencil_ref(self, ref):
-        self._record(self.pipe._apply_stencil_ref, (check_stencil_ref(ref),))
+        self._record(self._apply_stencil_ref, (check_stencil_ref(ref),))
 
     def set_sample_mask(self, mask):
-        self._record(self.pipe._apply_sample_mask, (check_sample_mask(mask),))
+        self._record(self._apply_sample_mask, (check_sample_mask(mask),))
 
     def set_min_samples(self, n):
         self._record(self.pipe.set_min_samples, (n,))

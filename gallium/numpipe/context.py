@@ -140,29 +140,59 @@ def _enum(arg: str, enum_type: type, value: Any) -> Any:
         raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value) from None
 
 
+def check_blend_cso(cso: Any) -> BlendCSO:
+    """A blend CSO to bind (None: the default state)."""
+    if cso is None:
+        return objects.make_blend(BlendState())
+    if not isinstance(cso, BlendCSO):
+        raise bad_type("cso", "a blend CSO from create_blend_state", cso)
+    return cso
+
+
+def check_dsa_cso(cso: Any) -> DepthStencilAlphaCSO:
+    if cso is None:
+        return objects.make_dsa(DepthStencilAlphaState())
+    if not isinstance(cso, DepthStencilAlphaCSO):
+        raise bad_type("cso", "a CSO from create_depth_stencil_alpha_state", cso)
+    return cso
+
+
+def check_rasterizer_cso(cso: Any) -> RasterizerCSO:
+    if cso is None:
+        return objects.make_rasterizer(RasterizerState())
+    if not isinstance(cso, RasterizerCSO):
+        raise bad_type("cso", "a CSO from create_rasterizer_state", cso)
+    return cso
+
+
+def check_vertex_elements_cso(cso: Any) -> VertexElementsCSO | None:
+    if cso is not None and not isinstance(cso, VertexElementsCSO):
+        raise bad_type("cso", "a CSO from create_vertex_elements_state or None", cso)
+    return cso
+
+
 def check_blend_color(color: Any) -> tuple[float, float, float, float]:
     """Validate a pipe.BlendColor; return its colour as an immutable tuple."""
     if not isinstance(color, BlendColor):
         raise bad_type("color", "a pipe.BlendColor", color)
     try:
-        c = tuple(float(v) for v in color.color)
+        r, g, b, a = color.color
+        return (float(r), float(g), float(b), float(a))
     except (TypeError, ValueError):
         raise bad_value("color.color", "must be four numbers", color.color) from None
-    if len(c) != 4:
-        raise bad_value("color.color", "must have four components", color.color)
-    return c  # type: ignore[return-value]
 
 
 def check_stencil_ref(ref: Any) -> tuple[int, int]:
     if not isinstance(ref, StencilRef):
         raise bad_type("ref", "a pipe.StencilRef", ref)
     try:
-        vals = tuple(int(v) for v in ref.ref_value)
+        front, back = ref.ref_value
+        front, back = int(front), int(back)
     except (TypeError, ValueError):
         raise bad_value("ref.ref_value", "must be two integers", ref.ref_value) from None
-    if len(vals) != 2 or not all(0 <= v <= 255 for v in vals):
+    if not (0 <= front <= 255 and 0 <= back <= 255):
         raise bad_value("ref.ref_value", "must be two values in 0..255", ref.ref_value)
-    return vals  # type: ignore[return-value]
+    return front, back
 
 
 def check_sample_mask(mask: Any) -> int:
@@ -274,10 +304,9 @@ class NumpipeContext:
 
     def bind_blend_state(self, cso: BlendCSO | None) -> None:
         self._check_alive()
-        if cso is None:
-            cso = objects.make_blend(BlendState())
-        if not isinstance(cso, BlendCSO):
-            raise bad_type("cso", "a blend CSO from create_blend_state", cso)
+        self._apply_blend(check_blend_cso(cso))
+
+    def _apply_blend(self, cso: BlendCSO) -> None:
         self._blend = cso
 
     def destroy_blend_state(self, cso: BlendCSO) -> None:
@@ -291,10 +320,9 @@ class NumpipeContext:
 
     def bind_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO | None) -> None:
         self._check_alive()
-        if cso is None:
-            cso = objects.make_dsa(DepthStencilAlphaState())
-        if not isinstance(cso, DepthStencilAlphaCSO):
-            raise bad_type("cso", "a CSO from create_depth_stencil_alpha_state", cso)
+        self._apply_dsa(check_dsa_cso(cso))
+
+    def _apply_dsa(self, cso: DepthStencilAlphaCSO) -> None:
         self._dsa = cso
 
     def destroy_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO) -> None:
@@ -306,10 +334,9 @@ class NumpipeContext:
 
     def bind_rasterizer_state(self, cso: RasterizerCSO | None) -> None:
         self._check_alive()
-        if cso is None:
-            cso = objects.make_rasterizer(RasterizerState())
-        if not isinstance(cso, RasterizerCSO):
-            raise bad_type("cso", "a CSO from create_rasterizer_state", cso)
+        self._apply_rasterizer(check_rasterizer_cso(cso))
+
+    def _apply_rasterizer(self, cso: RasterizerCSO) -> None:
         self._rast = cso
 
     def destroy_rasterizer_state(self, cso: RasterizerCSO) -> None:
@@ -416,8 +443,9 @@ class NumpipeContext:
 
     def bind_vertex_elements_state(self, cso: VertexElementsCSO | None) -> None:
         self._check_alive()
-        if cso is not None and not isinstance(cso, VertexElementsCSO):
-            raise bad_type("cso", "a CSO from create_vertex_elements_state or None", cso)
+        self._apply_vertex_elements(check_vertex_elements_cso(cso))
+
+    def _apply_vertex_elements(self, cso: VertexElementsCSO | None) -> None:
         self._velems = cso
 
     def destroy_vertex_elements_state(self, cso: VertexElementsCSO) -> None:

@@ -514,12 +514,16 @@ def test_deferred_fence_awaited_under_trio_and_asyncio(screen, tc):
 # -- 7. errors ------------------------------------------------------------------------------
 
 
+def _raise_on_driver(what: str) -> None:
+    raise RuntimeError(f"{what}: raised by a recorded call")
+
+
 def test_an_error_on_the_driver_thread_does_not_drop_the_rest_of_the_batch(screen, tc):
     seen = []
     tc.callback(seen.append, 1)
-    tc.bind_depth_stencil_alpha_state("not a CSO")  # only the driver thread can tell
+    tc.callback(_raise_on_driver, "bad")
     tc.callback(seen.append, 2)
-    with pytest.raises(TypeError, match="cso must be a CSO from create_depth_stencil_alpha_state"):
+    with pytest.raises(RuntimeError, match="bad: raised by a recorded call"):
         tc.flush().wait(10)
     assert seen == [1, 2]
     assert tc.stats.driver_errors == 1

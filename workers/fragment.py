@@ -76,6 +76,71 @@ class FragmentState:
         return bool(self.dsa.stencil[0].enabled)
 
 
+_CONST_FACTORS = {
+    BlendFactor.CONST_COLOR,
+    BlendFactor.CONST_ALPHA,
+    BlendFactor.INV_CONST_COLOR,
+    BlendFactor.INV_CONST_ALPHA,
+}
+
+
+def _uses_blend_color(state: FragmentState) -> bool:
+    return any(
+        rt.blend_enable
+        and _CONST_FACTORS
+        & {
+            int(rt.rgb_src_factor),
+            int(rt.rgb_dst_factor),
+            int(rt.alpha_src_factor),
+            int(rt.alpha_dst_factor),
+        }
+        for rt in state.blend
+    )
+
+
+def same_raster_state(a: FragmentState, b: FragmentState) -> bool:
+    """Whether fragments shaded with ``a`` and with ``b`` come out the same, so
+    consecutive draws with these states can be rasterized as one command.
+
+    State the fragments cannot observe is ignored: the blend colour unless a
+    constant blend factor is used, the stencil reference unless stencil is on.
+    """
+    if a is b:
+        return True
+    if (
+        a.kernel is not b.kernel
+        or a.fs_inputs != b.fs_inputs
+        or a.color_outputs != b.color_outputs
+        or a.depth_output != b.depth_output
+        or a.stencil_output != b.stencil_output
+        or a.blend != b.blend
+        or a.dsa != b.dsa
+        or (a.coord_lower_left, a.coord_integer_center, a.fb_height)
+        != (b.coord_lower_left, b.coord_integer_center, b.fb_height)
+        or (a.depth_clamp, a.sample_mask_zero, a.logicop)
+        != (b.depth_clamp, b.sample_mask_zero, b.logicop)
+        or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
+        or getattr(a, "src1_output", None) != getattr(b, "src1_output", None)
+        or len(a.counters) != len(b.counters)
+        or any(x is not y for x, y in zip(a.counters, b.counters))
+    ):
+        return False
+    if _uses_blend_color(a) and a.blend_color != b.blend_color:
+        return False
+    if a.stencil_enabled and a.stencil_ref != b.stencil_ref:
+        return False
+    if len(a.consts) != len(b.consts):
+        return False
+    for x, y in zip(a.consts, b.consts):
+        if x is y:
+            continue
+        if x is None or y is None or x.shape != y.shape or not np.array_equal(x, y):
+            return False
+    if (a.textures is None) != (b.textures is None):
+        return False
+    return a.textures is None or a.textures.same_as(b.textures)
+
+
 def passthrough_slots(kernel: Any, fs_inputs: list[tuple[int, str, int]]) -> dict[int, int] | None:
     """OUT register -> attribute slot when the fragment shader does nothing but
     ``MOV OUT[k], IN[j]`` of whole registers into COLOR outputs; else None.

@@ -1213,6 +1213,7 @@ class NumpipeContext:
             self._scene = None
             return self._last_fence
         self._scene = None
+        scene.finish_recording()
         seq = scene.seq  # type: ignore[attr-defined]
         scene.on_complete.append(self._scene_done)
         for res in scene.resources:

@@ -154,6 +154,24 @@ class TextureBindings:
     def resources(self) -> list[Any]:
         return [v.resource for v in self.views if v is not None]
 
+    def same_as(self, other: TextureBindings) -> bool:
+        """Whether both capture the same views of the same storage and equal samplers."""
+        if len(self.views) != len(other.views) or self.samplers != other.samplers:
+            return False
+        for a, b in zip(self.views, other.views):
+            if (a is None) != (b is None):
+                return False
+            if a is not None and (
+                a.resource is not b.resource
+                or a.storage is not b.storage
+                or (a.desc, a.target, a.swizzle, a.first_level, a.last_level)
+                != (b.desc, b.target, b.swizzle, b.first_level, b.last_level)
+                or (a.first_layer, a.last_layer, a.buf_offset, a.buf_size)
+                != (b.first_layer, b.last_layer, b.buf_offset, b.buf_size)
+            ):
+                return False
+        return True
+
     # -- requests ------------------------------------------------------------------
 
     def execute(self, req: TexRequest) -> list[Any]:

@@ -35,7 +35,7 @@ import numpy as np
 from ..pipe.errors import add_origin_note
 from ..pipe.fence import Fence
 from ..util.format import DepthLayout, FormatDesc, depth_layout
-from .setup import TriangleSet
+from .setup import TriangleSet, concat_triangle_sets
 
 TILE = 64
 
@@ -112,12 +112,22 @@ class MarkerCmd:
 
 @dataclass
 class DrawCmd:
-    """Set-up triangles plus the fragment state they are shaded with."""
+    """Set-up triangles plus the fragment state they are shaded with.
+
+    While the scene records, consecutive draws whose states shade alike are
+    collected in ``parts``; ``finish`` joins them and bins the triangles.
+    """
 
     state: Any  # workers.fragment.FragmentState
-    tris: TriangleSet
-    band_start: np.ndarray  # CSR: band b's triangles are band_tris[band_start[b]:band_start[b+1]]
-    band_tris: np.ndarray
+    parts: list[TriangleSet]
+    tris: TriangleSet | None = None
+    band_start: np.ndarray | None = None  # CSR: band b's triangles are
+    band_tris: np.ndarray | None = None  # band_tris[band_start[b]:band_start[b+1]]
+
+    def finish(self, nbands: int, rows: int) -> None:
+        self.tris = concat_triangle_sets(self.parts)
+        self.parts = []
+        self.band_start, self.band_tris = bin_by_band(self.tris, nbands, rows)
 
     def triangles_in_band(self, band: int) -> np.ndarray:
         return self.band_tris[self.band_start[band] : self.band_start[band + 1]]
@@ -182,11 +192,31 @@ class Scene:
         return marker
 
     def add_draw(self, state: Any, tris: TriangleSet) -> None:
+        """Append a draw; it joins the previous one when nothing between them
+        and no fragment-visible state tells them apart (one command per run of
+        such draws saves the rasterizer per-command work in every band)."""
         if tris.count == 0:
             return
-        band_start, band_tris = bin_by_band(tris, self.nbands, self.band_rows)
-        self.commands.append(DrawCmd(state, tris, band_start, band_tris))
+        from workers.fragment import same_raster_state
+
         self.triangles += tris.count
+        last = self.commands[-1] if self.commands else None
+        if (
+            isinstance(last, DrawCmd)
+            and last.parts
+            and last.parts[0].inputs.shape[1:] == tris.inputs.shape[1:]
+            and np.array_equal(last.parts[0].perspective, tris.perspective)
+            and same_raster_state(last.state, state)
+        ):
+            last.parts.append(tris)
+            return
+        self.commands.append(DrawCmd(state, [tris]))
+
+    def finish_recording(self) -> None:
+        """Join and bin the draws (driver thread, before the scene is submitted)."""
+        for cmd in self.commands:
+            if isinstance(cmd, DrawCmd) and cmd.parts:
+                cmd.finish(self.nbands, self.band_rows)
 
     # -- execution (workers) --------------------------------------------------------
 

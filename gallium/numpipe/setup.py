@@ -89,6 +89,33 @@ def empty_set(k: int) -> TriangleSet:
     )
 
 
+def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
+    """One TriangleSet holding ``parts``' triangles in order (same inputs layout)."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    has_v = all(p.vx is not None for p in parts)
+    return TriangleSet(
+        sum(p.count for p in parts),
+        cat("c"),
+        cat("dcdx"),
+        cat("dcdy"),
+        cat("bbox"),
+        cat("z"),
+        cat("oow"),
+        cat("inputs"),
+        parts[0].perspective,
+        cat("w_is_one"),
+        cat("facing"),
+        cat("prim_id"),
+        cat("vx") if has_v else None,
+        cat("vy") if has_v else None,
+    )
+
+
 def viewport_transform(
     clip: np.ndarray, scale: tuple[float, float, float], translate: tuple[float, float, float]
 ) -> tuple[np.ndarray, np.ndarray]:

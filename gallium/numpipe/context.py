@@ -279,7 +279,15 @@ class NumpipeContext:
         # Set by a ThreadedContext: the thread that executes recorded calls.
         # Sync-point error reporting belongs to the application side, never to it.
         self.driver_thread_id: int | None = None
-        self.stats = {"draws": 0, "triangles": 0, "scenes": 0, "clears": 0, "syncs": 0}
+        self.stats = {
+            "draws": 0,
+            "triangles": 0,
+            "scenes": 0,
+            "clears": 0,
+            "syncs": 0,
+            "merged_draws": 0,  # draws rasterized as part of the previous draw's command
+            "draw_commands": 0,  # raster commands the draws became
+        }
 
     # ------------------------------------------------------------------ basics
 
@@ -1093,7 +1101,10 @@ class NumpipeContext:
             return
         scene = self._current_scene()
         state = self._fragment_state(fs, fs_inputs, scene)
-        scene.add_draw(state, ts)
+        if scene.add_draw(state, ts):
+            self.stats["merged_draws"] += 1
+        else:
+            self.stats["draw_commands"] += 1
 
     def _link(self, vs: ShaderCSO, fs: ShaderCSO) -> tuple[list, list]:
         """Match FS inputs to VS outputs by semantic.

@@ -191,12 +191,13 @@ class Scene:
         self.commands.append(marker)
         return marker
 
-    def add_draw(self, state: Any, tris: TriangleSet) -> None:
+    def add_draw(self, state: Any, tris: TriangleSet) -> bool:
         """Append a draw; it joins the previous one when nothing between them
         and no fragment-visible state tells them apart (one command per run of
-        such draws saves the rasterizer per-command work in every band)."""
+        such draws saves the rasterizer per-command work in every band).
+        Returns whether it was joined."""
         if tris.count == 0:
-            return
+            return False
         from workers.fragment import same_raster_state
 
         self.triangles += tris.count
@@ -209,8 +210,9 @@ class Scene:
             and same_raster_state(last.state, state)
         ):
             last.parts.append(tris)
-            return
+            return True
         self.commands.append(DrawCmd(state, [tris]))
+        return False
 
     def finish_recording(self) -> None:
         """Join and bin the draws (driver thread, before the scene is submitted)."""

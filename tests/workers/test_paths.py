@@ -32,6 +32,15 @@ IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
   1: MOV OUT[0], IN[0]
   2: END
 """
+# Not a pure pass-through (so the kernel runs and the float colour is converted
+# exactly), no derivatives, no kill: the single-pixel path with early depth test.
+FS_MUL_ONE = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
+  0: MUL OUT[0], IN[0], IMM[0]
+  1: END
+"""
 FS_DDX_ZERO = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR
@@ -117,14 +126,14 @@ def test_closed_form_depth_winners_equal_sequential_layers(screen, func):
 @pytest.mark.parametrize("func", FUNCS, ids=lambda f: f.name)
 def test_early_depth_test_equals_late_depth_test(screen, func):
     verts = scene(2, 400, 0.12, tie_levels=3)
-    early, _ = render(screen, False, verts, FS_PLAIN, func, blend=True)
+    early, _ = render(screen, False, verts, FS_MUL_ONE, func, blend=True)
     late, _ = render(screen, False, verts, FS_KILL_NEVER, func, blend=True)
     assert np.array_equal(early, late)
 
 
 def test_quads_equal_single_pixels(screen):
     verts = scene(3, 300, 0.1, tie_levels=5)
-    pixels, _ = render(screen, False, verts, FS_PLAIN, pipe.CompareFunc.LEQUAL, query=True)
+    pixels, _ = render(screen, False, verts, FS_MUL_ONE, pipe.CompareFunc.LEQUAL, query=True)
     quads, _ = render(screen, False, verts, FS_DDX_ZERO, pipe.CompareFunc.LEQUAL, query=True)
     assert np.array_equal(pixels, quads)
 
@@ -136,3 +145,89 @@ def test_dense_rectangles_equal_span_lists(screen, monkeypatch, threshold):
     monkeypatch.setattr(raster, "DENSE_MIN_PIXELS", threshold)
     forced, _ = render(screen, True, verts, FS_PLAIN, pipe.CompareFunc.LESS, blend=True)
     assert np.array_equal(default, forced)
+
+
+def _many_draws(screen, verts, fs_texts, blend_colors, blend_state=None):
+    """One draw per triangle, FS i % len(fs_texts), blend colour i % len(...)."""
+    ctx = screen.context_create(threaded=False)
+    try:
+        rt, _ = make_target(screen, ctx, 96, 80, zs_format=pipe.Format.Z24_UNORM_S8_UINT)
+        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
+        fss = [ctx.create_fs_state(pipe.ShaderState(tokens=t)) for t in fs_texts]
+        ctx.bind_vertex_elements_state(
+            ctx.create_vertex_elements_state(
+                [
+                    pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                    pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                ]
+            )
+        )
+        dsa = pipe.DepthStencilAlphaState(
+            depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.LESS)
+        )
+        ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+        if blend_state is not None:
+            ctx.bind_blend_state(ctx.create_blend_state(blend_state))
+        ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(0, 0, 0, 1), depth=1.0)
+        set_vertices(ctx, verts)
+        for i in range(len(verts) // 3):
+            ctx.bind_fs_state(fss[i % len(fss)])
+            ctx.set_blend_color(pipe.BlendColor(color=blend_colors[i % len(blend_colors)]))
+            ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=3 * i, count=3))
+        ctx.flush()
+        # raster commands, and draws that joined the previous draw's command
+        return read_rgba8(ctx, rt), (ctx.stats["draw_commands"], ctx.stats["merged_draws"])
+    finally:
+        ctx.destroy()
+
+
+# The same fragment shader twice, as distinct kernels (an unused immediate differs).
+FS_PLAIN_TWIN = FS_PLAIN.replace(
+    "DCL OUT[0], COLOR", "DCL OUT[0], COLOR\nIMM[0] FLT32 {7, 7, 7, 7}"
+)
+
+
+def test_draws_that_shade_alike_are_merged_and_render_as_separate_commands(screen):
+    verts = scene(5, 240, 0.15, tie_levels=4).reshape(-1, 3, 8)
+    # keep triangles inside the viewport and not degenerate: every draw draws
+    xy = verts[:, :, :2].astype(np.float64)
+    u, v = xy[:, 1] - xy[:, 0], xy[:, 2] - xy[:, 0]
+    area = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    verts = verts[(np.abs(xy) < 0.95).all(axis=(1, 2)) & (np.abs(area) > 1e-3)].reshape(-1, 8)
+    ntri = len(verts) // 3
+    colors = [(0.1, 0.2, 0.3, 0.4), (0.9, 0.8, 0.7, 0.6)]  # unused: blending is off
+    merged, (commands, n_merged) = _many_draws(screen, verts, [FS_PLAIN], colors)
+    separate, (commands2, n_separate) = _many_draws(
+        screen, verts, [FS_PLAIN, FS_PLAIN_TWIN], colors
+    )
+    assert commands == 1  # every draw joined the first one's command
+    assert n_separate == 0  # alternating kernels: one command per draw
+    assert commands2 == n_merged + 1 == ntri > 100
+    assert (merged != [0, 0, 0, 255]).any(axis=-1).sum() > 3000
+    assert np.array_equal(merged, separate)
+
+
+def test_a_used_blend_colour_keeps_draws_apart(screen):
+    quad = np.array(
+        [[-1, -1, 0, 1, 1, 1, 1, 1], [1, -1, 0, 1, 1, 1, 1, 1], [-1, 1, 0, 1, 1, 1, 1, 1]],
+        np.float32,
+    )
+    verts = np.concatenate([quad, quad * [-1, -1, 1, 1, 1, 1, 1, 1]]).astype(np.float32)
+    blend = pipe.BlendState(
+        rt=[
+            pipe.RtBlendState(
+                blend_enable=True,
+                rgb_func=pipe.BlendFunc.ADD,
+                rgb_src_factor=pipe.BlendFactor.CONST_COLOR,
+                rgb_dst_factor=pipe.BlendFactor.ZERO,
+                alpha_func=pipe.BlendFunc.ADD,
+                alpha_src_factor=pipe.BlendFactor.ONE,
+                alpha_dst_factor=pipe.BlendFactor.ZERO,
+            )
+        ]
+    )
+    colors = [(1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0)]
+    img, (commands, n_merged) = _many_draws(screen, verts, [FS_PLAIN], colors, blend)
+    assert (commands, n_merged) == (2, 0)
+    assert img[5, 5].tolist() == [255, 0, 0, 255]  # first triangle: the first colour
+    assert img[75, 90].tolist() == [0, 0, 255, 255]  # second: the second colour

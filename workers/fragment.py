@@ -727,7 +727,9 @@ def blend_unorm8(
             d_term = zero
         if func == BlendFunc.ADD:
             np.add(s_term, d_term, out=out[ch])
-            np.minimum(out[ch], one, out=out[ch])
+            # saturate with clip and typed scalars: numpy's integer minimum with
+            # a scalar operand takes a loop several times slower
+            np.clip(out[ch], np.uint16(0), one, out=out[ch])
         elif func == BlendFunc.SUBTRACT:
             out[ch] = np.where(s_term > d_term, s_term - d_term, zero)
         elif func == BlendFunc.REVERSE_SUBTRACT:

@@ -867,6 +867,12 @@ def _write_unorm8(
     channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
     if not channels:
         return
+    if bits is None and dense and alive is None:
+        # every pixel written: each channel goes straight into its bytes
+        pixels = target.typed[idx]
+        for i in channels:
+            np.copyto(pixels[..., perm[i]], color.unorm8_scaled(i), casting="unsafe")
+        return
     scratch = np.empty((*shape, 4), np.uint8)
     for i in channels:
         value = color.unorm8_scaled(i) if bits is None else bits[i]

@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from gallium.numpipe import objects
 from gallium.numpipe.context import (
     NumpipeContext,
     _user_bytes,
@@ -818,17 +819,10 @@ class ThreadedContext:
         return data, xfer
 
     def transfer_flush_region(self, transfer: TransferObject, box: Box) -> None:
-        if not isinstance(transfer, TransferObject):
-            raise bad_type("transfer", "a transfer from transfer_map", transfer)
-        if not transfer.usage & Transfer.FLUSH_EXPLICIT:
-            raise bad_value("transfer", "was not mapped with PIPE_TRANSFER_FLUSH_EXPLICIT")
+        objects.check_flush_region(transfer)
 
     def transfer_unmap(self, transfer: TransferObject) -> None:
-        if not isinstance(transfer, TransferObject):
-            raise bad_type("transfer", "a transfer from transfer_map", transfer)
-        if transfer.unmapped:
-            raise bad_value("transfer", "has already been unmapped")
-        transfer.unmapped = True
+        objects.close_transfer(transfer)
         res = transfer.resource
         if res.is_buffer and transfer.usage & Transfer.WRITE:
             lo, hi = transfer.box.x, transfer.box.x + transfer.box.width

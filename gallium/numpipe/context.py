@@ -1387,17 +1387,10 @@ class NumpipeContext:
         return data, xfer
 
     def transfer_flush_region(self, transfer: TransferObject, box: Box) -> None:
-        if not isinstance(transfer, TransferObject):
-            raise bad_type("transfer", "a transfer from transfer_map", transfer)
-        if not transfer.usage & Transfer.FLUSH_EXPLICIT:
-            raise bad_value("transfer", "was not mapped with PIPE_TRANSFER_FLUSH_EXPLICIT")
+        objects.check_flush_region(transfer)
 
     def transfer_unmap(self, transfer: TransferObject) -> None:
-        if not isinstance(transfer, TransferObject):
-            raise bad_type("transfer", "a transfer from transfer_map", transfer)
-        if transfer.unmapped:
-            raise bad_value("transfer", "has already been unmapped")
-        transfer.unmapped = True
+        objects.close_transfer(transfer)
         res = transfer.resource
         if res.is_buffer and transfer.usage & Transfer.WRITE:
             with res.lock:

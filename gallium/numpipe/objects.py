@@ -462,6 +462,23 @@ VALID_TRANSFER_BITS = int(
 )
 
 
+def check_flush_region(transfer: Any) -> None:
+    """transfer_flush_region's argument: a transfer mapped with FLUSH_EXPLICIT."""
+    if not isinstance(transfer, TransferObject):
+        raise bad_type("transfer", "a transfer from transfer_map", transfer)
+    if not transfer.usage & Transfer.FLUSH_EXPLICIT:
+        raise bad_value("transfer", "was not mapped with PIPE_TRANSFER_FLUSH_EXPLICIT")
+
+
+def close_transfer(transfer: Any) -> None:
+    """Check transfer_unmap's argument and mark it unmapped."""
+    if not isinstance(transfer, TransferObject):
+        raise bad_type("transfer", "a transfer from transfer_map", transfer)
+    if transfer.unmapped:
+        raise bad_value("transfer", "has already been unmapped")
+    transfer.unmapped = True
+
+
 def check_transfer_usage(usage: Any) -> Transfer:
     try:
         u = int(usage)

@@ -1,0 +1,267 @@
+"""pipe_context basics with exact expected values, on the direct and the threaded context.
+
+Depth compare functions, transfers (READ and WRITE on buffers and 2D textures),
+index buffers of every size from resources and user arrays, culling and front
+face, scissor, blending off and standard alpha blending, buffer_subdata.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
+
+from gallium import pipe
+
+W = H = 16
+RED = (1.0, 0.0, 0.0, 1.0)
+GREEN = (0.0, 1.0, 0.0, 1.0)
+
+
+def quad(z: float, color, x0=-1.0, y0=-1.0, x1=1.0, y1=1.0) -> np.ndarray:
+    """Two triangles (counter-clockwise in NDC) covering [x0, x1] x [y0, y1] at depth z."""
+    pts = [(x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1)]
+    return np.array([[x, y, z, 1, *color] for x, y in pts], np.float32)
+
+
+def draw(ctx, verts, **kw):
+    set_vertices(ctx, verts)
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=len(verts), **kw))
+
+
+def read_depth32(ctx, zs) -> np.ndarray:
+    data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1))
+    out = np.array(data[0]).view(np.float32)[..., 0]
+    ctx.transfer_unmap(xfer)
+    return out
+
+
+# -- depth ---------------------------------------------------------------------------
+
+
+F = pipe.CompareFunc
+PASSES = {  # fragment depth vs stored depth 0.5: (at 0.25, at 0.5, at 0.75)
+    F.NEVER: (False, False, False),
+    F.LESS: (True, False, False),
+    F.EQUAL: (False, True, False),
+    F.LEQUAL: (True, True, False),
+    F.GREATER: (False, False, True),
+    F.NOTEQUAL: (True, False, True),
+    F.GEQUAL: (False, True, True),
+    F.ALWAYS: (True, True, True),
+}
+
+
+@pytest.mark.parametrize("func", list(PASSES), ids=lambda f: f.name)
+def test_every_depth_compare_function(screen, ctx, func):
+    rt, zs = make_target(screen, ctx, W, H, zs_format=pipe.Format.Z32_FLOAT)
+    bind_passthrough(ctx)
+    dsa = pipe.DepthStencilAlphaState(
+        depth=pipe.DepthState(enabled=True, writemask=True, func=func)
+    )
+    ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+    for i, window_z in enumerate((0.25, 0.5, 0.75)):
+        ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0, 0, 0, 0), depth=0.5)
+        draw(ctx, quad(2 * window_z - 1, GREEN))  # NDC z -> window z = (z + 1) / 2
+        img = read_rgba8(ctx, rt)
+        depth = read_depth32(ctx, zs)
+        expect_pass = PASSES[func][i]
+        want_rgba = [0, 255, 0, 255] if expect_pass else [0, 0, 0, 0]
+        assert (img == want_rgba).all(), (func.name, window_z)
+        assert (depth == np.float32(window_z if expect_pass else 0.5)).all(), (func.name, window_z)
+
+
+def test_depth_writemask_off_tests_but_keeps_the_buffer(screen, ctx):
+    rt, zs = make_target(screen, ctx, W, H, zs_format=pipe.Format.Z32_FLOAT)
+    bind_passthrough(ctx)
+    dsa = pipe.DepthStencilAlphaState(
+        depth=pipe.DepthState(enabled=True, writemask=False, func=F.LESS)
+    )
+    ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0, 0, 0, 0), depth=0.5)
+    draw(ctx, quad(-0.5, GREEN))  # window z 0.25: passes
+    assert (read_rgba8(ctx, rt) == [0, 255, 0, 255]).all()
+    assert (read_depth32(ctx, zs) == np.float32(0.5)).all()
+
+
+# -- transfers -------------------------------------------------------------------------
+
+
+def test_texture_write_then_read_is_byte_exact(screen, ctx):
+    tex = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D,
+            format=pipe.Format.R8G8B8A8_UNORM,
+            width0=13,
+            height0=7,
+            bind=pipe.Bind.SAMPLER_VIEW,
+        )
+    )
+    pattern = (np.arange(5 * 4 * 4, dtype=np.uint32) * 2654435761 % 251).astype(np.uint8)
+    box = pipe.Box(3, 2, 0, 5, 4, 1)
+    data, xfer = ctx.transfer_map(tex, 0, pipe.Transfer.WRITE, box)
+    assert data.shape[:3] == (1, 4, 5)
+    data[0] = pattern.reshape(4, 5, 4)
+    ctx.transfer_unmap(xfer)
+    whole, xfer = ctx.transfer_map(tex, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, 13, 7, 1))
+    got = np.array(whole[0])
+    ctx.transfer_unmap(xfer)
+    assert np.array_equal(got[2:6, 3:8], pattern.reshape(4, 5, 4))
+    outside = np.ones(got.shape[:2], bool)
+    outside[2:6, 3:8] = False
+    assert (got[outside] == 0).all()  # a new texture reads as zeros, untouched around the box
+
+
+def test_buffer_write_then_read_is_byte_exact(screen, ctx):
+    buf = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, width0=64, bind=pipe.Bind.VERTEX_BUFFER
+        )
+    )
+    data, xfer = ctx.transfer_map(buf, 0, pipe.Transfer.WRITE, pipe.Box(10, 0, 0, 20, 1, 1))
+    assert data.shape == (20,)
+    data[:] = np.arange(20, dtype=np.uint8) + 100
+    ctx.transfer_unmap(xfer)
+    ctx.buffer_subdata(buf, pipe.Transfer.WRITE, 40, bytes([7, 8, 9]))
+    whole, xfer = ctx.transfer_map(buf, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, 64, 1, 1))
+    got = np.array(whole)
+    ctx.transfer_unmap(xfer)
+    want = np.zeros(64, np.uint8)
+    want[10:30] = np.arange(20) + 100
+    want[40:43] = [7, 8, 9]
+    assert np.array_equal(got, want)
+
+
+def test_a_box_outside_the_resource_is_refused_and_nothing_changes(screen, ctx):
+    buf = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, width0=16, bind=pipe.Bind.VERTEX_BUFFER
+        )
+    )
+    ctx.buffer_subdata(buf, pipe.Transfer.WRITE, 0, bytes(range(16)))
+    with pytest.raises(ValueError, match="box"):
+        ctx.transfer_map(buf, 0, pipe.Transfer.WRITE, pipe.Box(8, 0, 0, 9, 1, 1))
+    with pytest.raises(ValueError, match="offset/size"):
+        ctx.buffer_subdata(buf, pipe.Transfer.WRITE, 12, bytes(5))
+    data, xfer = ctx.transfer_map(buf, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, 16, 1, 1))
+    assert bytes(data) == bytes(range(16))
+    ctx.transfer_unmap(xfer)
+
+
+# -- index buffers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index_size,dtype", [(1, np.uint8), (2, np.uint16), (4, np.uint32)])
+@pytest.mark.parametrize("source", ["resource", "user"])
+def test_indexed_draw_equals_the_unrolled_draw(screen, ctx, index_size, dtype, source):
+    rt, _ = make_target(screen, ctx, W, H)
+    bind_passthrough(ctx)
+    corners = np.array(
+        [[-1, -1, 0, 1, *RED], [1, -1, 0, 1, *GREEN], [1, 1, 0, 1, *RED], [-1, 1, 0, 1, *GREEN]],
+        np.float32,
+    )
+    indices = np.array([9, 9, 0, 1, 2, 0, 2, 3], dtype)  # two junk entries skipped by start
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    draw(ctx, corners[indices[2:]])
+    unrolled = read_rgba8(ctx, rt)
+    index: object = indices
+    if source == "resource":
+        index = screen.resource_create(
+            pipe.ResourceTemplate(
+                target=pipe.TextureTarget.BUFFER, width0=indices.nbytes, bind=pipe.Bind.INDEX_BUFFER
+            )
+        )
+        ctx.buffer_subdata(index, pipe.Transfer.WRITE, 0, indices)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    set_vertices(ctx, corners)
+    ctx.draw_vbo(
+        pipe.DrawInfo(
+            mode=pipe.Prim.TRIANGLES, start=2, count=6, index_size=index_size, index=index
+        )
+    )
+    indexed = read_rgba8(ctx, rt)
+    assert (unrolled[..., 3] == 255).all()  # the quad covers the target
+    assert np.array_equal(indexed, unrolled)
+
+
+# -- rasterizer state ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "front_ccw,cull,drawn",
+    [
+        (True, pipe.Face.NONE, True),
+        (True, pipe.Face.BACK, False),
+        (True, pipe.Face.FRONT, True),
+        (False, pipe.Face.BACK, True),
+        (False, pipe.Face.FRONT, False),
+        (False, pipe.Face.FRONT_AND_BACK, False),
+    ],
+)
+def test_cull_mode_and_front_face(screen, ctx, front_ccw, cull, drawn):
+    rt, _ = make_target(screen, ctx, W, H)
+    bind_passthrough(ctx)
+    rast = pipe.RasterizerState(front_ccw=front_ccw, cull_face=cull)
+    ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    # In memory-row space (row 0 = NDC y -1, y growing downward, where
+    # front_ccw counts winding) the quad's triangles are clockwise.
+    draw(ctx, quad(0.0, GREEN))
+    img = read_rgba8(ctx, rt)
+    assert (img == ([0, 255, 0, 255] if drawn else [0, 0, 0, 0])).all()
+
+
+def test_scissor_limits_draws_to_its_rectangle(screen, ctx):
+    rt, _ = make_target(screen, ctx, W, H)
+    bind_passthrough(ctx)
+    ctx.bind_rasterizer_state(ctx.create_rasterizer_state(pipe.RasterizerState(scissor=True)))
+    ctx.set_scissor_states(0, [pipe.ScissorState(3, 5, 11, 9)])  # maxx/maxy exclusive
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))  # clears ignore the scissor
+    draw(ctx, quad(0.0, GREEN))
+    img = read_rgba8(ctx, rt)
+    inside = np.zeros((H, W), bool)
+    inside[5:9, 3:11] = True
+    assert (img[inside] == [0, 255, 0, 255]).all()
+    assert (img[~inside] == [0, 0, 0, 0]).all()
+
+
+# -- blending ----------------------------------------------------------------------------------
+
+
+def test_standard_alpha_blending_exact_values(screen, ctx):
+    rt, _ = make_target(screen, ctx, W, H)
+    bind_passthrough(ctx)
+    blend = pipe.RtBlendState(
+        blend_enable=True,
+        rgb_func=pipe.BlendFunc.ADD,
+        rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+        rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+        alpha_func=pipe.BlendFunc.ADD,
+        alpha_src_factor=pipe.BlendFactor.ONE,
+        alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+    )
+    ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 1.0, 1.0))  # dst (0, 0, 255, 255)
+    draw(ctx, quad(0.0, (1.0, 0.5, 0.0, 0.4)))  # src (255, 128, 0, 102)
+    img = read_rgba8(ctx, rt)
+
+    def mul8(a: int, b: int) -> int:  # llvmpipe's exact 8-bit product
+        t = a * b
+        return (t + (t >> 8) + 128) >> 8
+
+    src, dst, a = (255, 128, 0, 102), (0, 0, 255, 255), 102
+    want = [min(255, mul8(s, a) + mul8(d, 255 - a)) for s, d in zip(src[:3], dst[:3])]
+    want.append(min(255, src[3] + mul8(dst[3], 255 - a)))
+    assert want == [102, 51, 153, 255]
+    assert (img == want).all()
+
+
+def test_blending_off_writes_the_colour_and_colormask_keeps_channels(screen, ctx):
+    rt, _ = make_target(screen, ctx, W, H)
+    bind_passthrough(ctx)
+    ctx.bind_blend_state(
+        ctx.create_blend_state(pipe.BlendState(rt=[pipe.RtBlendState(colormask=0b0101)]))
+    )  # R and B only
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 1.0, 0.0, 1.0))
+    draw(ctx, quad(0.0, (1.0, 0.0, 0.2, 0.0)))
+    assert (read_rgba8(ctx, rt) == [255, 255, 51, 255]).all()

@@ -208,17 +208,63 @@ class ThreadedContext:
             batch = self._ring.get()
             if batch is _STOP:
                 return
-            for fn, args in batch.calls:
-                try:
-                    fn(*args)
-                except BaseException as exc:  # never lose it, never die
-                    self.stats.driver_errors += 1
-                    pipe.record_error(exc, f"the driver thread of context {self.id}")
+            self._execute(batch.calls)
             batch.executed = True
             self.stats.executed_batches += 1
             with self._executed_cv:
                 self._executed_seq = batch.seq
                 self._executed_cv.notify_all()
+
+    def _execute(self, calls: list) -> None:
+        """Run a batch's calls in order (driver thread).
+
+        A run of draw_vbo calls with only fragment-side state between them
+        (blend colour, stencil reference, blend and depth-stencil-alpha binds)
+        goes to the direct context's ``draw_group``: one vertex pipeline pass
+        for the whole run, the fragment state still captured per draw.  What a
+        group cannot take runs call by call.
+        """
+        pipe = self.pipe
+        draw = pipe.draw_vbo
+        i, n = 0, len(calls)
+        while i < n:
+            fn, args = calls[i]
+            j = i + 1
+            if fn == draw:
+                draws = 1
+                last = j
+                while j < n:
+                    f2 = calls[j][0]
+                    if f2 == draw:
+                        draws += 1
+                        last = j + 1
+                    elif getattr(f2, "__name__", "") not in pipe.GROUPABLE_CALLS or (
+                        getattr(f2, "__self__", None) is not pipe
+                    ):
+                        break
+                    j += 1
+                if draws > 1 and self._run_group(calls[i:last]):
+                    i = last
+                    continue
+                j = last  # not a group: the whole run goes call by call
+            for fn, args in calls[i:j]:
+                try:
+                    fn(*args)
+                except BaseException as exc:  # never lose it, never die
+                    self.stats.driver_errors += 1
+                    pipe.record_error(exc, f"the driver thread of context {self.id}")
+            i = j
+
+    def _run_group(self, calls: list) -> bool:
+        try:
+            done = self.pipe.draw_group(calls)
+        except BaseException as exc:  # recorded like any driver-thread error
+            self.stats.driver_errors += 1
+            self.pipe.record_error(exc, f"the driver thread of context {self.id}")
+            return True
+        if done:
+            self.stats.grouped_draws += sum(1 for fn, _ in calls if fn == self.pipe.draw_vbo)
+        return done
 
     def _direct(self) -> None:
         self.stats.direct_calls += 1

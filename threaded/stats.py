@@ -36,6 +36,7 @@ class TcStats:
     merged_subdata: int = 0  # small buffer_subdata calls merged into the previous one
     ring_full_waits: int = 0  # times a recording call blocked on a full ring
     ready_waits: int = 0  # times ready_async suspended its task until the ring had room
+    grouped_draws: int = 0  # draws run through one shared vertex-pipeline pass
     driver_errors: int = 0  # exceptions raised on the driver thread
 
     # Counted by the context itself (one integer increment per recorded call);
@@ -71,6 +72,7 @@ _COUNTERS = (
     "merged_subdata",
     "ring_full_waits",
     "ready_waits",
+    "grouped_draws",
     "driver_errors",
 )
 

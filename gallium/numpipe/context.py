@@ -110,7 +110,7 @@ from .scene import (
     make_color_target,
     make_depth_target,
 )
-from .setup import setup_triangles, viewport_transform
+from .setup import select_triangles, setup_triangles, viewport_transform
 
 F32 = np.float32
 
@@ -921,6 +921,19 @@ class NumpipeContext:
     def draw_vbo(self, info: DrawInfo) -> None:
         """Draw primitives (context.rst "Drawing")."""
         self._check_alive()
+        prepared = self._prepare_draw(info)
+        if prepared is None:
+            return
+        self.stats["draws"] += 1
+        mode, vs, fs, index_data = prepared
+        for ts, state_fs in self._front_end([(info, mode, index_data)], vs, fs):
+            self._add_to_scene(ts, state_fs)
+
+    def _prepare_draw(self, info: DrawInfo) -> tuple | None:
+        """Validate a draw against the bound state (no side effects).
+
+        Returns (mode, vs, fs, index bytes) or None when there is nothing to draw.
+        """
         if not isinstance(info, DrawInfo):
             raise bad_type("info", "a pipe.DrawInfo", info)
         mode = _enum("info.mode", Prim, info.mode)
@@ -961,28 +974,107 @@ class NumpipeContext:
                         f"must provide IN[{i}] of the vertex shader ({bound} bound)",
                     )
         if info.count == 0 or info.instance_count == 0:
-            return
+            return None
         if not self._render_condition_passes():
-            return
+            return None
         if self._rast.state.rasterizer_discard:
-            return
-        self.stats["draws"] += 1
-        self._draw(info, mode, vs, fs, index_data)
+            return None
+        return mode, vs, fs, index_data
 
-    def _draw(self, info: DrawInfo, mode: Prim, vs: ShaderCSO, fs: ShaderCSO, index_data) -> None:
+    # -- draws recorded back to back (threaded context) ---------------------------
+
+    GROUPABLE_CALLS = frozenset(
+        {"_apply_blend_color", "_apply_stencil_ref", "_apply_blend", "_apply_dsa"}
+    )
+
+    def draw_group(self, items: list[tuple[Any, tuple]]) -> bool:
+        """Run recorded calls ``items`` — draw_vbo calls, and between them only
+        state that does not reach the vertex pipeline (GROUPABLE_CALLS) — with
+        one vertex pipeline pass for all the draws.
+
+        Vertex fetch, the vertex shader, clipping and setup work per vertex and
+        per triangle, so running them once over the concatenated draws gives
+        each draw exactly the triangles it would get alone; the fragment state
+        is then captured per draw, in order, with the state calls applied
+        between.  Returns False, having done nothing, when the group does not
+        qualify (a draw that would fail, instancing, primitive restart,
+        vertex shaders reading system values, statistics queries); the caller
+        then runs the calls one by one.
+        """
+        self._check_alive()
+        draws = []
+        vs = fs = None
+        for fn, args in items:
+            if getattr(fn, "__name__", "") in self.GROUPABLE_CALLS:
+                continue
+            info = args[0]
+            try:
+                prepared = self._prepare_draw(info)
+            except Exception:
+                return False
+            if prepared is None:
+                return False
+            mode, vs, fs, index_data = prepared
+            if (
+                mode != Prim.TRIANGLES
+                or info.instance_count != 1
+                or (info.primitive_restart and info.index_size)
+            ):
+                return False
+            draws.append((info, mode, index_data))
+        if len(draws) < 2 or vs.kernel.system_value_decls:
+            return False
+        if any(
+            q.type in (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
+            for q in self._active_queries
+        ):
+            return False
+        try:
+            # changes nothing until the draws are added below: on an error
+            # (an index range past the buffer, say) the caller replays the
+            # calls one by one, so each error surfaces exactly as it would
+            results = iter(self._front_end(draws, vs, fs))
+        except Exception:
+            return False
+        for fn, args in items:
+            if getattr(fn, "__name__", "") in self.GROUPABLE_CALLS:
+                fn(*args)
+                continue
+            self.stats["draws"] += 1
+            ts, state_fs = next(results)
+            self._add_to_scene(ts, state_fs)
+        return True
+
+    def _front_end(self, draws: list, vs: ShaderCSO, fs: ShaderCSO) -> list:
+        """Vertex pipeline of one draw, or of several non-instanced TRIANGLES
+        draws at once: index read, fetch, vertex shader, assembly, clipping,
+        setup.  Returns one (TriangleSet, fs) per draw, in order."""
         rast = self._rast.state
-        ids, cuts = read_indices(
-            index_data,
-            info.index_size,
-            info.start,
-            info.count,
-            info.index_bias if info.index_size else 0,
-            bool(info.primitive_restart and info.index_size),
-            info.restart_index,
-        )
+        ids_parts, tri_parts, prim_parts, tag_parts = [], [], [], []
+        nstream_total = 0
+        for d, (info, mode, index_data) in enumerate(draws):
+            ids_d, cuts = read_indices(
+                index_data,
+                info.index_size,
+                info.start,
+                info.count,
+                info.index_bias if info.index_size else 0,
+                bool(info.primitive_restart and info.index_size),
+                info.restart_index,
+            )
+            tri_d, prim_d = assemble.triangles(mode, ids_d.size, cuts, rast.flatshade_first)
+            ids_parts.append(ids_d)
+            tri_parts.append(tri_d + nstream_total)
+            prim_parts.append(prim_d)
+            tag_parts.append(np.full(prim_d.size, d, np.int64))
+            nstream_total += ids_d.size
+        grouped = len(draws) > 1
+        info = draws[0][0]
+        ids = ids_parts[0] if not grouped else np.concatenate(ids_parts)
+        tri_stream = tri_parts[0] if not grouped else np.concatenate(tri_parts)
+        prim_stream = prim_parts[0] if not grouped else np.concatenate(prim_parts)
         nstream = ids.size
-        tri_stream, prim_stream = assemble.triangles(mode, nstream, cuts, rast.flatshade_first)
-        if info.index_size and nstream:
+        if any(d[0].index_size for d in draws) and nstream:
             uniq, inverse = np.unique(ids, return_inverse=True)
         else:
             uniq, inverse = ids, np.arange(nstream)
@@ -1040,6 +1132,8 @@ class NumpipeContext:
             tris = np.concatenate(per)
             nprim = int(prim_stream.max()) + 1 if prim_stream.size else 0
             prims = np.concatenate([prim_stream + i * nprim for i in range(ninst)])
+        if grouped:  # tag each triangle with its draw: (draw << 32) | primitive id
+            prims = (np.concatenate(tag_parts) << 32) | prims.astype(np.int64)
         ntri_in = tris.shape[0]
         # viewport transform (fused, as the draw module's vertex stage), then clipping
         vp = self._viewports[0]
@@ -1085,8 +1179,9 @@ class NumpipeContext:
             cull_back=self._rast.cull_back,
             flatshade_first=rast.flatshade_first,
             prim_ids=prims,
+            wide_prim_ids=grouped,
         )
-        for q in self._active_queries:
+        for q in self._active_queries:  # (never active for a group)
             if q.type == QueryType.PRIMITIVES_GENERATED:
                 q.primitives += prim_stream.size and (int(prim_stream.max()) + 1) * ninst
             elif q.type == QueryType.PIPELINE_STATISTICS:
@@ -1096,9 +1191,24 @@ class NumpipeContext:
                 st.vs_invocations += n
                 st.c_invocations += ntri_in
                 st.c_primitives += tris.shape[0]
+        if not grouped:
+            return [(ts, fs_inputs)]
+        wide = ts.prim_id.astype(np.int64)  # (an empty set comes back as int32)
+        tag = wide >> 32
+        ts.prim_id = (wide & 0xFFFFFFFF).astype(np.int32)
+        order = np.argsort(tag, kind="stable")
+        bounds = np.searchsorted(tag[order], np.arange(len(draws) + 1))
+        return [
+            (select_triangles(ts, order[bounds[d] : bounds[d + 1]]), fs_inputs)
+            for d in range(len(draws))
+        ]
+
+    def _add_to_scene(self, ts, fs_inputs: list) -> None:
+        """Capture the fragment state for a draw's triangles and add them to the scene."""
         self.stats["triangles"] += ts.count
         if ts.count == 0 or (self._sample_mask & 1) == 0:
             return
+        fs = self._shaders[ShaderType.FRAGMENT]
         scene = self._current_scene()
         state = self._fragment_state(fs, fs_inputs, scene)
         if scene.add_draw(state, ts):

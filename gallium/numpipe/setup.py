@@ -89,6 +89,26 @@ def empty_set(k: int) -> TriangleSet:
     )
 
 
+def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
+    """The triangles ``idx`` of ``ts`` (in that order) as a TriangleSet."""
+    return TriangleSet(
+        int(idx.size),
+        ts.c[idx],
+        ts.dcdx[idx],
+        ts.dcdy[idx],
+        ts.bbox[idx],
+        ts.z[idx],
+        ts.oow[idx],
+        ts.inputs[idx],
+        ts.perspective,
+        ts.w_is_one[idx],
+        ts.facing[idx],
+        ts.prim_id[idx],
+        None if ts.vx is None else ts.vx[idx],
+        None if ts.vy is None else ts.vy[idx],
+    )
+
+
 def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
     """One TriangleSet holding ``parts``' triangles in order (same inputs layout)."""
     if len(parts) == 1:
@@ -145,6 +165,7 @@ def setup_triangles(
     cull_back: bool = False,
     flatshade_first: bool = False,
     prim_ids: np.ndarray | None = None,
+    wide_prim_ids: bool = False,
 ) -> TriangleSet:
     """Set up triangles.
 
@@ -153,6 +174,7 @@ def setup_triangles(
     the K fragment shader inputs, ``interp[k]`` one of "constant", "linear",
     "perspective".  ``region`` is the draw region (x0, y0, x1, y1) inclusive:
     the framebuffer, intersected with the scissor when enabled.
+    ``wide_prim_ids``: keep ``prim_ids`` as given (int64 tags) instead of int32.
     """
     k = attrs.shape[1] if attrs.ndim == 3 else 0
     m = tris.shape[0]
@@ -293,7 +315,7 @@ def setup_triangles(
         perspective=perspective,
         w_is_one=w_is_one,
         facing=front,
-        prim_id=prim_ids.astype(np.int32),
+        prim_id=prim_ids if wide_prim_ids else prim_ids.astype(np.int32),
         vx=X,
         vy=Y,
     )

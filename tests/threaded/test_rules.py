@@ -538,3 +538,84 @@ def test_bad_state_is_rejected_at_the_call_before_anything_is_queued(screen, tc)
     assert tc.stats.recorded_calls == calls
     tc.flush().wait(10)
     assert tc.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+
+
+# -- draws recorded back to back ------------------------------------------------------------
+
+
+def _setup_small_draws(ctx, screen, n, *, blend_const=False):
+    """Target, pipeline and n small triangles; returns (target, index array)."""
+    rt, _ = make_target(screen, ctx, 64, 64)
+    bind_passthrough(ctx)
+    if blend_const:
+        rt_blend = pipe.RtBlendState(
+            blend_enable=True,
+            rgb_func=pipe.BlendFunc.ADD,
+            rgb_src_factor=pipe.BlendFactor.CONST_COLOR,
+            rgb_dst_factor=pipe.BlendFactor.ZERO,
+            alpha_func=pipe.BlendFunc.ADD,
+            alpha_src_factor=pipe.BlendFactor.ONE,
+            alpha_dst_factor=pipe.BlendFactor.ZERO,
+        )
+        ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[rt_blend])))
+    rng = np.random.default_rng(9)
+    centres = rng.uniform(-0.9, 0.9, (n, 1, 2))
+    offs = np.array([[-0.08, -0.08], [0.08, -0.08], [0.0, 0.09]])
+    xy = (centres + offs).reshape(-1, 2)
+    col = np.repeat(rng.uniform(0.2, 1.0, (n, 4)), 3, axis=0)
+    verts = np.concatenate([xy, np.zeros((3 * n, 1)), np.ones((3 * n, 1)), col], 1)
+    vertex_buffer(screen, ctx, verts.astype(np.float32), size=verts.nbytes)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    return rt, np.arange(3 * n, dtype=np.uint16)
+
+
+def _small_draws(ctx, n, index, first=0, bad_at=None):
+    """Draws first..n-1, one triangle each, a blend colour and stencil ref set before each."""
+    for i in range(first, n):
+        ctx.set_blend_color(pipe.BlendColor(color=(i / n, 1 - i / n, 0.5, 1.0)))
+        ctx.set_stencil_ref(pipe.StencilRef(ref_value=(i % 256, 0)))
+        start = 3 * i if i != bad_at else 3 * n  # an index range past the buffer's end
+        ctx.draw_vbo(
+            pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=start, count=3, index_size=2, index=index)
+        )
+
+
+@pytest.mark.parametrize("blend_const", [False, True], ids=["plain", "blend-colour"])
+def test_back_to_back_draws_share_a_vertex_pass_and_render_as_one_by_one(screen, blend_const):
+    direct = screen.context_create(threaded=False)
+    threaded = small_tc(screen, slots=4096, queued=8)  # the whole frame in one batch
+    try:
+        images = []
+        for ctx in (direct, threaded):
+            rt, index = _setup_small_draws(ctx, screen, 120, blend_const=blend_const)
+            _small_draws(ctx, 120, index)
+            ctx.flush().wait(10)
+            images.append(read_rgba8(ctx, rt))
+        assert (images[0][..., 3] > 0).sum() > 800  # a real picture
+        assert np.array_equal(images[0], images[1])
+        assert threaded.stats.grouped_draws == 120
+        if blend_const:  # the blend colour changes per draw: no raster merging either
+            assert threaded.pipe.stats["merged_draws"] == 0
+    finally:
+        direct.destroy()
+        threaded.destroy()
+
+
+def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
+    direct = screen.context_create(threaded=False)
+    threaded = small_tc(screen, slots=4096, queued=8)
+    try:
+        rt_d, index = _setup_small_draws(direct, screen, 40)
+        with pytest.raises(ValueError, match="index range"):
+            _small_draws(direct, 40, index, bad_at=17)  # raises at the call...
+        _small_draws(direct, 40, index, first=18)  # ...so finish the frame by hand
+        rt_t, index = _setup_small_draws(threaded, screen, 40)
+        _small_draws(threaded, 40, index, bad_at=17)
+        with pytest.raises(ValueError, match="index range"):
+            threaded.flush().wait(10)  # ...and at the next sync point here
+        direct.flush().wait(10)
+        assert np.array_equal(read_rgba8(direct, rt_d), read_rgba8(threaded, rt_t))
+        assert threaded.stats.grouped_draws == 0  # the run went call by call
+    finally:
+        direct.destroy()
+        threaded.destroy()

@@ -61,6 +61,7 @@ from __future__ import annotations
 import copy
 import itertools
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -90,6 +91,9 @@ from ._ring import BATCH_SLOTS, QUEUED_BATCHES, Batch, Ring
 from .stats import TcStats, counter_for_query
 
 SMALL_SUBDATA = 320  # bytes: buffer_subdata up to this size is copied into the batch
+# The driver thread sleeps this long after each batch: a real sleep (not 0),
+# so that a thread waiting for the GIL is sure to take it.
+_YIELD_S = 50e-6
 _STOP = object()
 _ids = itertools.count(1)
 
@@ -214,6 +218,12 @@ class ThreadedContext:
             with self._executed_cv:
                 self._executed_seq = batch.seq
                 self._executed_cv.notify_all()
+            # Hand the GIL over between batches: a thread waiting for it (an
+            # event loop that records, a syncing caller) gets it now instead
+            # of after the interpreter's switch interval (5 ms), so the
+            # application never waits on this thread for much longer than one
+            # batch.
+            time.sleep(_YIELD_S)
 
     def _execute(self, calls: list) -> None:
         """Run a batch's calls in order (driver thread).

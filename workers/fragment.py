@@ -603,21 +603,15 @@ _MAGIC = F32(12582912.0)
 _F255 = F32(255.0)
 
 
-def unorm8_bits(x: Any, in_unit: bool = False) -> Any:
-    """uint32 words whose low byte is rint(fl32(clamp(x, 0, 1) * 255)) (NaN -> 0).
-
-    ``in_unit``: the caller knows every value is in [0, 1], so the clamp is skipped.
-    """
+def unorm8_bits(x: Any) -> Any:
+    """uint32 words whose low byte is rint(fl32(clamp(x, 0, 1) * 255)) (NaN -> 0)."""
     if np.ndim(x) == 0:
         v = float(x)
         v = 0.0 if not v > 0.0 else min(v, 1.0)  # NaN -> 0
         return np.uint32(int(np.rint(F32(F32(v) * _F255))))
-    if in_unit:
-        t = np.multiply(x, _F255, dtype=F32)
-    else:
-        t = np.fmax(x, F32(0.0))
-        np.fmin(t, F32(1.0), out=t)
-        t *= _F255
+    t = np.fmax(x, F32(0.0))
+    np.fmin(t, F32(1.0), out=t)
+    t *= _F255
     t += _MAGIC
     return t.view(np.uint32)
 
@@ -773,13 +767,12 @@ def write_color(
     rt: RtBlendState,
     state: FragmentState,
     src1: np.ndarray | None = None,
-    in_unit: bool = False,
 ) -> None:
     """Blend (if enabled) and write one render target's colour for the live lanes.
 
     ``color`` (and ``src1``) are (4, ...) stacks: (4, h, w) for a dense
-    rectangle, (4, n) for sparse pixels.  ``in_unit``: every colour value is
-    known to be in [0, 1].
+    rectangle, (4, n) for sparse pixels, or PlaneColour / PixelPlaneColour
+    for the outputs of a pass-through shader.
     """
     colormask = int(rt.colormask) & 0xF
     if colormask == 0:
@@ -800,7 +793,7 @@ def write_color(
             src1 = src1[:, sel]
         alive = None
     if target.kind == "unorm8":
-        _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask, in_unit)
+        _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask)
     elif target.kind == "float32":
         _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask)
     else:
@@ -832,9 +825,7 @@ def _write_channels(
         target_arr[idx] = out
 
 
-def _write_unorm8(
-    target, idx, dense, alive, color, rt, state, src1, colormask, in_unit=False
-) -> None:
+def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
     """4 x 8-bit UNORM targets.
 
     The colour's UNORM8 values are the low bytes of ``unorm8_bits`` (their low
@@ -849,7 +840,7 @@ def _write_unorm8(
     elif planes:
         src = color.unorm8_stack()
     else:
-        bits = unorm8_bits(color, in_unit)  # (4, ...) uint32, low byte = the UNORM8 value
+        bits = unorm8_bits(color)  # (4, ...) uint32, low byte = the UNORM8 value
         src = bits.astype(np.uint16)  # the high half is 0x4B40: dropped
     if rt.blend_enable:
         pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)

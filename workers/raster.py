@@ -12,17 +12,24 @@ turning them into shaded fragments:
   Attribute planes are evaluated by broadcasting a row vector against a column
   vector, and an edge whose function is positive on all four corners of the
   rectangle is not evaluated at all.
-* **sparse** — many small triangles at once.  Every 2x2 quad of every
-  triangle's bounding box becomes a candidate; the three edge functions are
-  evaluated for all candidate lanes in a few vectorized operations; empty
-  quads are dropped; the survivors are shaded in one kernel call.  Pixels hit
-  by several triangles of the batch are resolved in submission order by
-  splitting the fragments into *layers* (the k-th hit of each pixel), applied
-  one after another.
+* **sparse** — many small triangles at once.  The covered columns of every
+  (triangle, row) pair are solved exactly from the integer edge functions
+  (``_row_spans``) and expanded into one lane per covered pixel, or into 2x2
+  quads over pairs of rows when the shader takes derivatives.  Opaque
+  depth-tested fragments are resolved in closed form before shading (the
+  winner of each pixel by scatter-min, ``_depth_winners``); otherwise pixels
+  hit by several triangles of a batch are applied in submission order as
+  *layers* (the k-th hit of each pixel).
+
+A pure pass-through fragment shader (``MOV OUT[k], IN[j]`` only) runs no
+kernel at all: its outputs stay interpolation planes (``PlaneColour``,
+``PixelPlaneColour``) that UNORM8 stores evaluate directly.
 
 Both paths evaluate attribute planes with the same float32 operations,
 ``(a0 + dadx*x) + dady*y`` (depth with llvmpipe's fused form), so a pixel gets
 the same value whichever path, band height or worker count produced it.
+Big triangles are split into their interior columns (no coverage mask) and
+the strips beside them (masked).
 Lanes are grouped in 2x2 quads aligned to even pixel coordinates so that
 DDX/DDY work; helper lanes (uncovered pixels of a partly covered quad) are
 shaded but never written.  Everything here runs on a worker thread and only
@@ -297,9 +304,9 @@ def _dense_planes(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, b
     the input planes (PlaneColour), and depth only where it is tested."""
     px = np.arange(wx0, wx1 + 1, dtype=np.int64)
     py = np.arange(wy0, wy1 + 1, dtype=np.int64)
-    outputs = Outputs(
-        {reg: PlaneColour(ts.inputs[t, slot], px, py) for reg, slot in state.passthrough.items()}
-    )
+    outputs = {
+        reg: PlaneColour(ts.inputs[t, slot], px, py) for reg, slot in state.passthrough.items()
+    }
     z: object = F32(0.0)
     if scene.zsbuf is not None and state.depth_enabled:
         z = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), py.size, px.size, (slice(None),) * 2)
@@ -316,9 +323,9 @@ def _dense_planes(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, b
     )
 
 
-def _pixel_planes(state: FragmentState, ts, geom) -> Outputs:
+def _pixel_planes(state: FragmentState, ts, geom) -> dict:
     """Pass-through outputs of a pixel list as PixelPlaneColour (no kernel)."""
-    out = Outputs()
+    out: dict = {}
     for reg, slot in state.passthrough.items():
         cache = ts.__dict__.setdefault("_unorm8_scaled", {})
         table = cache.get(slot)
@@ -328,10 +335,8 @@ def _pixel_planes(state: FragmentState, ts, geom) -> Outputs:
     return out
 
 
-def _sub_outputs(outputs: Outputs, h: int, w: int, sub: tuple[slice, slice]) -> Outputs:
-    out = Outputs({k: _sub4(stack, h, w, sub) for k, stack in outputs.items()})
-    out.unit = outputs.unit
-    return out
+def _sub_outputs(outputs: dict, h: int, w: int, sub: tuple[slice, slice]) -> dict:
+    return {k: _sub4(stack, h, w, sub) for k, stack in outputs.items()}
 
 
 def _sub2(v, h: int, w: int, sub: tuple[slice, slice]):
@@ -368,21 +373,6 @@ class _DenseGeom:
         row += coef[0][:, None]
         col = coef[2][:, None] * self.fy[None, :]
         return np.add(row[:, None, :], col[:, :, None]).reshape(4, -1)
-
-    def plane4_in_unit_range(self, coef: np.ndarray) -> bool:
-        """Whether every value ``plane4(coef)`` produces lies in [0, 1] (no NaN).
-
-        Each rounding step of ``(a0 + dadx*x) + dady*y`` is monotonic in x and
-        in y, so the extremes over the rectangle are at its corners; they are
-        evaluated with the very same float32 operations.
-        """
-        fx = self.fx[[0, -1]]
-        fy = self.fy[[0, -1]]
-        row = coef[1][:, None] * fx[None, :]
-        row += coef[0][:, None]
-        col = coef[2][:, None] * fy[None, :]
-        corners = np.add(row[:, None, :], col[:, :, None])
-        return bool(((corners >= 0) & (corners <= 1)).all())
 
     def plane_exact(self, coef: np.ndarray) -> np.ndarray | np.float32:
         """fma(dady, y, fma(dadx, x, a0)), llvmpipe's exact evaluation order.
@@ -495,8 +485,7 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
             with np.errstate(divide="ignore", invalid="ignore"):
                 rcp_w = np.divide(F32(1.0), oow, out=oow)
     inputs: list = []
-    # id(channel 0) -> (its (4, n) stack, channel list, values known to be in [0, 1])
-    stacks: dict[int, tuple] = {}
+    stacks: dict[int, tuple] = {}  # id(channel 0) -> (its (4, n) stack, channel list)
     for reg, kind, slot in state.fs_inputs:
         while len(inputs) <= reg:
             inputs.append(None)
@@ -506,9 +495,8 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
             divided = rcp_w is not None and ts.perspective[slot]
             if divided:
                 stack *= rcp_w[None, :]
-            unit = geom.dense and not divided and geom.plane4_in_unit_range(coef)
             chans = [stack[c] for c in range(4)]
-            stacks[id(chans[0])] = (stack, chans, unit)
+            stacks[id(chans[0])] = (stack, chans)
             inputs[reg] = chans
         elif kind == "pos":
             px, py = geom.coords()
@@ -538,25 +526,9 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
         textures=state.textures,
     )
     res = state.kernel(env)
-    outputs = Outputs({reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()})
-    for reg, chans in res.outputs.items():
-        known = stacks.get(id(chans[0]))
-        if known is not None and known[2] and outputs[reg] is known[0]:
-            outputs.unit.add(reg)
+    outputs = {reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()}
     kill = None if res.kill is None else np.broadcast_to(res.kill, (n,))
     return outputs, kill, z
-
-
-class Outputs(dict):
-    """Output registers as (4, n) stacks, plus ``unit``: the registers whose
-    values are known to lie in [0, 1] (an interpolated input passed through
-    unchanged whose plane stays in range), which UNORM writes need not clamp."""
-
-    __slots__ = ("unit",)
-
-    def __init__(self, *args) -> None:
-        super().__init__(*args)
-        self.unit: set[int] = set()
 
 
 def _stacked(chans: list, n: int, stacks: dict[int, tuple[np.ndarray, list]]) -> np.ndarray:
@@ -953,8 +925,7 @@ def _colour_writes(scene, state: FragmentState, idx, dense: bool, alive, outputs
         if reg is None or reg not in outputs:
             continue
         src1 = outputs.get(src1_reg) if src1_reg is not None else None
-        in_unit = reg in getattr(outputs, "unit", ())
-        write_color(target, idx, dense, alive, outputs[reg], state.blend[i], state, src1, in_unit)
+        write_color(target, idx, dense, alive, outputs[reg], state.blend[i], state, src1)
 
 
 def _shape_of(idx, dense: bool) -> tuple[int, ...]:

@@ -1448,6 +1448,16 @@ def _bilerp8(ws: Any, wt: Any, t00: Any, t01: Any, t10: Any, t11: Any) -> np.nda
     return planes[0]
 
 
+def _offset_coord(c: Any, off: Any, lf: Any) -> Any:
+    """Normalized coordinate ``c`` moved by ``off`` texels of a level ``lf`` wide
+    (float32 throughout), as the non-power-of-two REPEAT path needs it."""
+    if off is None:
+        return c
+    return (c + (np.asarray(off).astype(F32, copy=False) / lf).astype(F32, copy=False)).astype(
+        F32, copy=False
+    )
+
+
 def _byte_order(fi: _FormatInfo) -> tuple[int, ...]:
     """Byte of the packed word feeding R, G, B, A (-1: zero, -2: one)."""
     return fi.rgba8_bytes if fi.rgba8_bytes is not None else (0, 1, 2, 3)
@@ -1566,12 +1576,7 @@ class _Taps:
                     i = i & lm1
                 else:
                     lf = np.asarray(length).astype(F32, copy=False)
-                    cc = c
-                    if off is not None:
-                        cc = (
-                            c
-                            + (np.asarray(off).astype(F32, copy=False) / lf).astype(F32, copy=False)
-                        ).astype(F32, copy=False)
+                    cc = _offset_coord(c, off, lf)
                     fr = np.fmin(cc - np.floor(cc), _MAX_FRACT).astype(F32, copy=False)
                     i = _itrunc((fr * lf).astype(F32, copy=False))
             else:
@@ -1689,12 +1694,7 @@ class _Taps:
                     i0 = i0 & lm1
                 else:
                     lf = np.asarray(length).astype(F32, copy=False)
-                    cc = c
-                    if off is not None:
-                        cc = (
-                            c
-                            + (np.asarray(off).astype(F32, copy=False) / lf).astype(F32, copy=False)
-                        ).astype(F32, copy=False)
+                    cc = _offset_coord(c, off, lf)
                     fr = (cc - np.floor(cc)).astype(F32, copy=False)
                     fx = (
                         _iround(

@@ -259,20 +259,21 @@ def imod(a: Any, b: Any) -> Any:
     return _scalar(np.where(zero, -1, r).astype(I32))
 
 
-def udiv(a: Any, b: Any) -> Any:
-    a = np.asarray(a, U32)
-    b = np.asarray(b, U32)
+def _unsigned_div(a: Any, b: Any, dt: Any, op: Any) -> Any:
+    """``op`` (// or %) on unsigned ``dt`` lanes; division by zero gives all ones."""
+    a = np.asarray(a, dt)
+    b = np.asarray(b, dt)
     zero = b == 0
-    q = a // np.where(zero, U32(1), b)
-    return _scalar(np.where(zero, U32(0xFFFFFFFF), q))
+    r = op(a, np.where(zero, dt(1), b))
+    return _scalar(np.where(zero, dt(np.iinfo(dt).max), r))
+
+
+def udiv(a: Any, b: Any) -> Any:
+    return _unsigned_div(a, b, U32, np.floor_divide)
 
 
 def umod(a: Any, b: Any) -> Any:
-    a = np.asarray(a, U32)
-    b = np.asarray(b, U32)
-    zero = b == 0
-    r = a % np.where(zero, U32(1), b)
-    return _scalar(np.where(zero, U32(0xFFFFFFFF), r))
+    return _unsigned_div(a, b, U32, np.remainder)
 
 
 def imul_hi(a: Any, b: Any) -> Any:
@@ -492,19 +493,11 @@ def i64mod(a: Any, b: Any) -> Any:
 
 
 def u64div(a: Any, b: Any) -> Any:
-    a = np.asarray(a, U64)
-    b = np.asarray(b, U64)
-    zero = b == 0
-    q = a // np.where(zero, U64(1), b)
-    return _scalar(np.where(zero, U64(0xFFFFFFFFFFFFFFFF), q))
+    return _unsigned_div(a, b, U64, np.floor_divide)
 
 
 def u64mod(a: Any, b: Any) -> Any:
-    a = np.asarray(a, U64)
-    b = np.asarray(b, U64)
-    zero = b == 0
-    r = a % np.where(zero, U64(1), b)
-    return _scalar(np.where(zero, U64(0xFFFFFFFFFFFFFFFF), r))
+    return _unsigned_div(a, b, U64, np.remainder)
 
 
 def clock64() -> tuple[Any, Any]:

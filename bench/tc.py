@@ -21,12 +21,17 @@ subprocess so no worker pool, driver thread or allocator state carries over.
   (one draw of 10,000 medium triangles).
 * ``lag`` -- an asyncio producer that records small draws (100 medium
   triangles each, plus a ``set_blend_color``) and flushes every 16 draws,
-  yielding to the loop after each draw, while a ticker task sleeps 1 ms at a
-  time and records how late it wakes.  The driver thread cannot keep up, so
-  the ring fills and the producer blocks inside a recording call; the worst
-  ticker lag is the loop's worst stall.  Compared with the time the driver
-  thread takes per batch during the run (run time / batches executed) and
-  with one batch's driver work on an idle direct context.
+  awaiting ``ctx.ready_async()`` before each draw and yielding to the loop
+  after it, while a ticker task sleeps 1 ms at a time and records how late it
+  wakes.  The driver thread cannot keep up, so the ring stays full.  Reported:
+  the longest step of the producer (from its resumption to its next await:
+  how long the caller itself held the loop), the ticker's worst, p99 and
+  median lag (the loop's stalls, whatever their cause: the caller, the driver
+  thread holding the GIL, the machine), and the same ticker on an idle loop
+  in the same process just before (the machine's own noise).  Compared with
+  the time the driver thread takes per batch during the run (run time /
+  batches executed) and with one batch's driver work on an idle direct
+  context.
 """
 
 from __future__ import annotations
@@ -319,6 +324,36 @@ def _cull_all(ctx):
     )
 
 
+async def _ticker(lags: list[float], running) -> None:
+    """Sleep 1 ms at a time and record how late each wake-up is (seconds)."""
+    while running():
+        t = time.perf_counter()
+        await asyncio.sleep(0.001)
+        lags.append(time.perf_counter() - t - 0.001)
+
+
+def _lag_summary(lags: list[float], prefix: str = "") -> dict:
+    ms = sorted(x * 1e3 for x in lags)
+    return {
+        f"{prefix}ticks": len(ms),
+        f"{prefix}worst_lag_ms": ms[-1] if ms else None,
+        f"{prefix}p99_lag_ms": ms[int(0.99 * (len(ms) - 1))] if ms else None,
+        f"{prefix}median_lag_ms": statistics.median(ms) if ms else None,
+    }
+
+
+def _idle_lag(seconds: float) -> dict:
+    """The same ticker on an idle loop in this process: the machine's own noise."""
+    lags: list[float] = []
+
+    async def run() -> None:
+        end = time.perf_counter() + seconds
+        await _ticker(lags, lambda: time.perf_counter() < end)
+
+    asyncio.run(run())
+    return _lag_summary(lags, "idle_")
+
+
 def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
     """An asyncio producer against a full ring, with a 1 ms ticker beside it."""
     s = NumpipeScene(SCENES["medium"], data, 1024, screen=screen)
@@ -329,19 +364,13 @@ def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
     color = pipe.BlendColor(color=(0.1, 0.2, 0.3, 0.4))
     ctx.flush().wait(None)
     lags: list[float] = []
+    steps: list[float] = []  # how long each producer step held the loop
     info: dict = {}
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
         done = False
-
-        async def ticker() -> None:
-            while not done:
-                t = time.perf_counter()
-                await asyncio.sleep(0.001)
-                lags.append(time.perf_counter() - t - 0.001)
-
-        tick = asyncio.create_task(ticker())
+        tick = asyncio.create_task(_ticker(lags, lambda: not done))
         await asyncio.sleep(0.05)
         st = ctx.stats
         full0, exec0, ready0 = st.ring_full_waits, st.executed_batches, st.ready_waits
@@ -351,11 +380,13 @@ def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
         while loop.time() < end:
             # the async face: wait for ring space on the loop, never inside a call
             await ctx.ready_async()
+            t = time.perf_counter()
             ctx.set_blend_color(color)
             ctx.draw_vbo(draws[i % len(draws)])
             i += 1
             if i % _LAG_PER_BATCH == 0:
                 ctx.flush()
+            steps.append(time.perf_counter() - t)
             await asyncio.sleep(0)
         window = time.perf_counter() - t0
         executed = st.executed_batches - exec0
@@ -365,6 +396,7 @@ def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
             ready_waits=st.ready_waits - ready0,
             batches_executed=executed,
             batch_ms_under_load=window / executed * 1e3 if executed else None,
+            longest_step_ms=max(steps) * 1e3 if steps else None,
         )
         done = True
         await tick
@@ -376,13 +408,7 @@ def _lag_run(screen, data, culled: bool, seconds: float) -> dict:
         asyncio.run(run())
     finally:
         s.close()
-    lags_ms = sorted(x * 1e3 for x in lags)
-    info.update(
-        ticks=len(lags_ms),
-        worst_lag_ms=lags_ms[-1] if lags_ms else None,
-        p99_lag_ms=lags_ms[int(0.99 * (len(lags_ms) - 1))] if lags_ms else None,
-        median_lag_ms=statistics.median(lags_ms) if lags_ms else None,
-    )
+    info.update(_lag_summary(lags))
     return info
 
 
@@ -400,7 +426,9 @@ def measure_lag(quick: bool = False) -> dict:
     try:
         variants = (("culled", 1.5),) if quick else (("culled", 3.0), ("visible", 1.0))
         for name, seconds in variants:
+            idle = _idle_lag(seconds)
             res = _lag_run(screen, data, name == "culled", seconds)
+            res.update(idle)
             res["seconds"] = seconds
             res["batch_ms_idle"] = _lag_batch_ms(screen, data, name == "culled")
             out[name] = res

@@ -1,9 +1,9 @@
 """Threaded-context statistics, also exposed as Gallium driver queries.
 
 ``ThreadedContext.stats`` is a :class:`TcStats`.  Counters are updated on the
-application's thread only (the recording side), except ``executed_batches``
-and ``driver_errors``, which the driver thread updates; every field is a plain
-int, so reading them is always safe, if momentarily stale.
+application's thread only (the recording side), except ``executed_batches``,
+``gil_handoffs`` and ``driver_errors``, which the driver thread updates; every
+field is a plain int, so reading them is always safe, if momentarily stale.
 
 The same numbers are available through ``screen.get_driver_query_info(i)``
 and ``ctx.create_query(pipe.QueryType.DRIVER_SPECIFIC + i)``: a driver
@@ -37,6 +37,7 @@ class TcStats:
     ring_full_waits: int = 0  # times a recording call blocked on a full ring
     ready_waits: int = 0  # times ready_async suspended its task until the ring had room
     grouped_draws: int = 0  # draws run through one shared vertex-pipeline pass
+    gil_handoffs: int = 0  # driver-thread pauses inside a batch for GIL waiters
     driver_errors: int = 0  # exceptions raised on the driver thread
 
     # Counted by the context itself (one integer increment per recorded call);
@@ -73,6 +74,7 @@ _COUNTERS = (
     "ring_full_waits",
     "ready_waits",
     "grouped_draws",
+    "gil_handoffs",
     "driver_errors",
 )
 

@@ -279,6 +279,9 @@ class NumpipeContext:
         # Set by a ThreadedContext: the thread that executes recorded calls.
         # Sync-point error reporting belongs to the application side, never to it.
         self.driver_thread_id: int | None = None
+        # Called between the vertex pipeline's stages; a ThreadedContext sets
+        # it to hand the GIL to a waiting event loop (see threaded.context).
+        self.yield_point: Callable[[], None] = _no_yield
         self.stats = {
             "draws": 0,
             "triangles": 0,
@@ -1089,6 +1092,7 @@ class NumpipeContext:
             buffers[slot] = BoundVertexBuffer(data, vb.stride, vb.buffer_offset)
         elements = list(self._velems.elements) if self._velems is not None else []
         fetched = fetch_attributes(elements, buffers, vids, iids, info.start_instance)
+        self.yield_point()
         n = vids.size
         sysvals = {
             "VERTEXID": _sv_int(vids),
@@ -1109,6 +1113,7 @@ class NumpipeContext:
                 textures=self._texture_bindings(ShaderType.VERTEX),
             )
         )
+        self.yield_point()
         pos_reg = vs.kernel.output_index("POSITION")
         if pos_reg is None:
             pos = np.zeros((n, 4), F32)
@@ -1155,6 +1160,7 @@ class NumpipeContext:
             translate=vp.translate,
         )
         win, oow, attrs, tris, prims = geo.win, geo.oow, geo.attrs, geo.tris, geo.prim_ids
+        self.yield_point()
         fb = self._fb
         region = (0, 0, fb.width - 1, fb.height - 1)
         if rast.scissor:
@@ -1794,3 +1800,7 @@ def _sv_int(values: np.ndarray) -> list[np.ndarray]:
 
 
 _ = (time, PipeValueError)
+
+
+def _no_yield() -> None:
+    """The direct context's yield point: nothing to hand over."""

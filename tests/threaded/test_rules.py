@@ -619,3 +619,30 @@ def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
     finally:
         direct.destroy()
         threaded.destroy()
+
+
+def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen, monkeypatch):
+    """A long batch does not keep the GIL from an event loop: the driver thread
+    passes a yield point after fetch, vertex shader and clipping of every
+    vertex-pipeline pass, and sleeps there once ~1 ms has passed since it last did."""
+    import threaded.context as tcm
+
+    ctx = small_tc(screen, slots=4096, queued=8)
+    try:
+        rt, index = _setup_small_draws(ctx, screen, 30)
+        ctx.sync()
+        points: list[int] = []
+        offer = ctx.pipe.yield_point
+        ctx.pipe.yield_point = lambda: (points.append(threading.get_ident()), offer())
+        monkeypatch.setattr(tcm, "_YIELD_EVERY_S", 0.0)  # every yield point sleeps
+        before = ctx.stats.gil_handoffs
+        _small_draws(ctx, 30, index)  # one group: one vertex-pipeline pass
+        ctx.set_sample_mask(0xFFFFFFFF)  # not groupable: ends the run
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))  # a lone draw
+        ctx.flush().wait(10)
+        assert points == [ctx._thread.ident] * 6  # 3 stages x 2 passes, on the driver thread
+        assert ctx.stats.gil_handoffs - before == 6
+        assert ctx.stats.grouped_draws == 30
+        assert (read_rgba8(ctx, rt)[..., 3] > 0).sum() > 100  # and it drew
+    finally:
+        ctx.destroy()

@@ -181,9 +181,9 @@ BAD_CALLS = (
     ),
     BadCall(
         "set_vertex_buffers(stride=-32)",
-        "deferred",
+        "immediate",
         gallium.PipeValueError,
-        "stride and buffer_offset must be >= 0",
+        "buffers[0].stride must be an integer >= 0",
         lambda e: e.ctx.set_vertex_buffers(
             0, [pipe.VertexBuffer(-32, 0, np.zeros(24, np.float32))]
         ),

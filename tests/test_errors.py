@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
 
@@ -146,3 +147,47 @@ def test_errors_do_not_leak_into_another_context(screen):
     finally:
         a.destroy()
         b.destroy()
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_bad_vertex_buffer_is_refused_at_the_call_and_binds_nothing(screen, threaded):
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        rt, _ = make_target(screen, ctx, 16, 16)
+        bind_passthrough(ctx)
+        set_vertices(ctx, TRI)  # slot 0: a good green triangle
+        big = np.zeros(100_000, np.float32)
+        red = np.array(TRI, np.float32)
+        red[:, 4:] = (1, 0, 0, 1)
+        with pytest.raises(ValueError) as info:
+            ctx.set_vertex_buffers(
+                0, [pipe.VertexBuffer(32, 0, red), pipe.VertexBuffer(-32, 0, big)]
+            )
+        msg = str(info.value)
+        assert msg.startswith("buffers[1].stride must be an integer >= 0; got -32")
+        with pytest.raises(ValueError, match=r"buffers\[0\]\.buffer_offset must be an integer"):
+            ctx.set_vertex_buffers(0, [pipe.VertexBuffer(32, -4, big)])
+        with pytest.raises(ValueError, match="start_slot plus the count must fit"):
+            ctx.set_vertex_buffers(31, [pipe.VertexBuffer(32, 0, red)] * 2)
+        # nothing of the refused calls was bound: slot 0 still holds the green triangle
+        ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        ctx.flush().wait(10)
+        assert (read_rgba8(ctx, rt) == [0, 255, 0, 255]).all()
+    finally:
+        ctx.destroy()
+
+
+def test_error_messages_quote_a_big_value_briefly():
+    from gallium.pipe.errors import bad_value
+
+    arr = np.arange(1_000_000, dtype=np.float32)
+    assert str(bad_value("data", "must be small", arr)) == (
+        "data must be small; got ndarray of shape (1000000,) and dtype float32"
+    )
+    vb = pipe.VertexBuffer(-1, 0, arr)
+    msg = str(bad_value("buffers[0]", "is bad", vb))
+    assert msg.startswith("buffers[0] is bad; got VertexBuffer(stride=-1")
+    assert msg.endswith(f"... ({len(repr(vb))} characters)")
+    assert len(msg) < 250
+    assert str(bad_value("x", "must be 1", 2)) == "x must be 1; got 2"

@@ -77,6 +77,7 @@ from gallium.numpipe.context import (
     check_sample_mask,
     check_scissor_states,
     check_stencil_ref,
+    check_vertex_buffers,
     check_vertex_elements_cso,
     check_viewport_states,
 )
@@ -85,7 +86,7 @@ from gallium.numpipe.resource import Resource
 from gallium.pipe.enums import Flush, QueryType, ShaderType, Transfer
 from gallium.pipe.errors import ContextDestroyedError, bad_type, bad_value
 from gallium.pipe.fence import Fence
-from gallium.pipe.state import Box, DrawInfo, FramebufferState, VertexBuffer
+from gallium.pipe.state import Box, DrawInfo, FramebufferState
 
 from ._ring import BATCH_SLOTS, QUEUED_BATCHES, Batch, Ring
 from .stats import TcStats, counter_for_query
@@ -578,29 +579,17 @@ class ThreadedContext:
         self._record(self.pipe.set_framebuffer_state, (snap,))
 
     def set_vertex_buffers(self, start_slot, buffers):
-        snap = []
+        bindings = check_vertex_buffers(start_slot, buffers)  # all valid, or nothing changes
         copied = 0
-        for i, vb in enumerate(buffers or []):
-            slot = start_slot + i
-            if vb is None or vb.buffer is None:
-                self._vbufs.pop(slot, None)
-                snap.append(None)
-                continue
-            if not isinstance(vb, VertexBuffer):
-                raise bad_type(f"buffers[{i}]", "a pipe.VertexBuffer or None", vb)
-            buf = vb.buffer
-            if isinstance(buf, Resource):
-                self._vbufs[slot] = buf
-                stored = buf
+        for slot, vb in bindings:
+            if vb is not None and not vb.is_user_buffer:
+                self._vbufs[slot] = vb.buffer
             else:
                 self._vbufs.pop(slot, None)
-                stored = _user_bytes(buf, f"buffers[{i}].buffer").copy()
-                copied += stored.size
-            snap.append(
-                VertexBuffer(vb.stride, vb.buffer_offset, stored, not isinstance(buf, Resource))
-            )
+                if vb is not None:
+                    copied += vb.buffer.size
         self.stats.bytes_copied += copied
-        self._record(self.pipe.set_vertex_buffers, (start_slot, snap), 1 + copied // 8)
+        self._record(self.pipe._apply_vertex_buffers, (bindings,), 1 + copied // 8)
 
     def set_constant_buffer(self, shader, index, cb):
         slots = 1

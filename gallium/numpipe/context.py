@@ -165,6 +165,57 @@ def check_rasterizer_cso(cso: Any) -> RasterizerCSO:
     return cso
 
 
+def check_vertex_buffers(start_slot: Any, buffers: Any) -> list[tuple[int, VertexBuffer | None]]:
+    """Validate a set_vertex_buffers call as a whole; return (slot, binding) pairs.
+
+    A binding is None (unbind) or a VertexBuffer holding a PIPE_BUFFER
+    resource or a private copy of the user's bytes (``is_user_buffer``).
+    Nothing is bound unless every entry is valid.
+    """
+    from ..pipe.enums import PIPE_MAX_ATTRIBS
+
+    buffers = list(buffers or [])
+    if (
+        not isinstance(start_slot, int)
+        or start_slot < 0
+        or start_slot + len(buffers) > PIPE_MAX_ATTRIBS
+    ):
+        raise bad_value(
+            "start_slot", f"plus the count must fit in {PIPE_MAX_ATTRIBS} slots", start_slot
+        )
+    out: list[tuple[int, VertexBuffer | None]] = []
+    for i, vb in enumerate(buffers):
+        slot = start_slot + i
+        if vb is None:
+            out.append((slot, None))
+            continue
+        if not isinstance(vb, VertexBuffer):
+            raise bad_type(f"buffers[{i}]", "a pipe.VertexBuffer or None", vb)
+        buf = vb.buffer
+        if buf is None:
+            out.append((slot, None))
+            continue
+        for name in ("stride", "buffer_offset"):
+            v = getattr(vb, name)
+            if not isinstance(v, int | np.integer) or isinstance(v, bool) or v < 0:
+                raise bad_value(f"buffers[{i}].{name}", "must be an integer >= 0", v)
+        if isinstance(buf, Resource):
+            if not buf.is_buffer:
+                raise bad_value(f"buffers[{i}].buffer", "must be a PIPE_BUFFER resource", buf)
+            stored = buf
+        else:
+            stored = _user_bytes(buf, f"buffers[{i}].buffer").copy()
+        out.append(
+            (
+                slot,
+                VertexBuffer(
+                    int(vb.stride), int(vb.buffer_offset), stored, not isinstance(buf, Resource)
+                ),
+            )
+        )
+    return out
+
+
 def check_vertex_elements_cso(cso: Any) -> VertexElementsCSO | None:
     if cso is not None and not isinstance(cso, VertexElementsCSO):
         raise bad_type("cso", "a CSO from create_vertex_elements_state or None", cso)
@@ -684,32 +735,15 @@ class NumpipeContext:
 
     def set_vertex_buffers(self, start_slot: int, buffers: Sequence[VertexBuffer | None]) -> None:
         self._check_alive()
-        from ..pipe.enums import PIPE_MAX_ATTRIBS
+        self._apply_vertex_buffers(check_vertex_buffers(start_slot, buffers))
 
-        buffers = list(buffers or [])
-        if start_slot < 0 or start_slot + len(buffers) > PIPE_MAX_ATTRIBS:
-            raise bad_value(
-                "start_slot", f"plus the count must fit in {PIPE_MAX_ATTRIBS} slots", start_slot
-            )
-        for i, vb in enumerate(buffers):
-            slot = start_slot + i
-            if vb is None or vb.buffer is None:
+    def _apply_vertex_buffers(self, bindings: list[tuple[int, VertexBuffer | None]]) -> None:
+        """Bind validated, private vertex buffers (see check_vertex_buffers)."""
+        for slot, vb in bindings:
+            if vb is None:
                 self._vbufs.pop(slot, None)
-                continue
-            if not isinstance(vb, VertexBuffer):
-                raise bad_type(f"buffers[{i}]", "a pipe.VertexBuffer or None", vb)
-            if vb.stride < 0 or vb.buffer_offset < 0:
-                raise bad_value(f"buffers[{i}]", "stride and buffer_offset must be >= 0", vb)
-            buf = vb.buffer
-            if isinstance(buf, Resource):
-                if not buf.is_buffer:
-                    raise bad_value(f"buffers[{i}].buffer", "must be a PIPE_BUFFER resource")
-                stored = buf
             else:
-                stored = _user_bytes(buf, f"buffers[{i}].buffer").copy()
-            self._vbufs[slot] = VertexBuffer(
-                vb.stride, vb.buffer_offset, stored, not isinstance(buf, Resource)
-            )
+                self._vbufs[slot] = vb
 
     # ------------------------------------------------------------------ drawing
 

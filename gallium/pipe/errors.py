@@ -51,7 +51,26 @@ def bad_value(arg: str, rule: str, value: object = ...) -> PipeValueError:
     """
     if value is ...:
         return PipeValueError(f"{arg} {rule}")
-    return PipeValueError(f"{arg} {rule}; got {value!r}")
+    return PipeValueError(f"{arg} {rule}; got {short_repr(value)}")
+
+
+REPR_LIMIT = 200  # characters of a bad value quoted in an error message
+
+
+def short_repr(value: object, limit: int = REPR_LIMIT) -> str:
+    """``repr(value)`` for an error message, never longer than about ``limit``.
+
+    An array is described by its shape and dtype; anything else whose repr is
+    too long (a state object holding a big array, a long list) is cut, with
+    its full length said, so a bad argument never floods a log.
+    """
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if isinstance(shape, tuple) and dtype is not None and len(shape) > 0:
+        return f"{type(value).__name__} of shape {shape} and dtype {dtype}"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 40]}... ({len(text)} characters)"
 
 
 def bad_type(arg: str, expected: str, value: object) -> PipeTypeError:

@@ -111,15 +111,31 @@ def test_driver_thread_error_surfaces_at_next_sync_and_queue_survives(screen, th
     assert (img == [0, 255, 0, 255]).all()  # the draw after the bad call still ran
 
 
-def test_reset_callback_fires_once(screen, threaded_ctx):
+def test_reset_callback_fires_once_per_reset(screen, threaded_ctx):
+    """Errors reported before the application reads the reset status belong to
+    one reset: one callback.  After the status is read, the next error is a new
+    reset and fires again."""
+    ctx = threaded_ctx
     seen = []
-    threaded_ctx.set_device_reset_callback(seen.append)
-    threaded_ctx.callback(_fail)  # raises on the driver thread
+    ctx.set_device_reset_callback(seen.append)
+    ctx.callback(_fail)  # raises on the driver thread
+    ctx.flush()  # a second batch ...
+    ctx.callback(_fail)  # ... with a second error
+    raised = 0
+    for _ in range(4):
+        try:
+            ctx.flush().wait(10)
+        except RuntimeError as exc:
+            assert "failed on the driver thread" in str(exc)
+            raised += 1
+    assert raised == 2  # every error is reported, in order ...
+    assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]  # ... as one reset
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET  # read once
+    ctx.callback(_fail)
     with pytest.raises(RuntimeError, match="failed on the driver thread"):
-        threaded_ctx.flush().wait(10)
-    assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
-    threaded_ctx.flush().wait(10)
-    assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
+        ctx.flush().wait(10)
+    assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET] * 2  # a new reset
 
 
 def test_bad_vertex_format(ctx):

@@ -326,6 +326,7 @@ class NumpipeContext:
         self._reset_status = ResetStatus.NO_RESET
         self._reset_callback: Callable[[ResetStatus], None] | None = None
         self._reset_pending_callback = False
+        self._reset_announced = False  # the callback fired for the current reset
         self._debug_callback: Any = None
         # Set by a ThreadedContext: the thread that executes recorded calls.
         # Sync-point error reporting belongs to the application side, never to it.
@@ -1397,8 +1398,18 @@ class NumpipeContext:
             with self._lock:
                 for err in scene.errors:
                     self._errors.append((scene.seq, err))  # type: ignore[attr-defined]
-                self._reset_status = ResetStatus.GUILTY_CONTEXT_RESET
-                self._reset_pending_callback = True
+                self._mark_reset_locked()
+
+    def _mark_reset_locked(self) -> None:
+        """An error happened (caller holds the lock): a reset to report.
+
+        The callback fires once per reset episode: from the first error's
+        report until the application reads ``get_device_reset_status``, more
+        errors add to the same reset instead of announcing new ones.
+        """
+        self._reset_status = ResetStatus.GUILTY_CONTEXT_RESET
+        if not self._reset_announced:
+            self._reset_pending_callback = True
 
     def _take_error(self, upto: int | None = None) -> BaseException | None:
         """Remove and return the oldest unreported error (of scenes up to ``upto``)."""
@@ -1419,6 +1430,7 @@ class NumpipeContext:
             if self._reset_pending_callback and self._reset_callback is not None:
                 cb = self._reset_callback
                 self._reset_pending_callback = False
+                self._reset_announced = True
         if cb is not None:
             cb(ResetStatus.GUILTY_CONTEXT_RESET)
 
@@ -1427,8 +1439,7 @@ class NumpipeContext:
         add_origin_note(exc, where)
         with self._lock:
             self._errors.append((self._scene_seq, exc))
-            self._reset_status = ResetStatus.GUILTY_CONTEXT_RESET
-            self._reset_pending_callback = True
+            self._mark_reset_locked()
 
     def raise_pending_error(self) -> None:
         """Raise the oldest error not yet reported (a sync point).
@@ -1738,6 +1749,7 @@ class NumpipeContext:
         with self._lock:
             status = self._reset_status
             self._reset_status = ResetStatus.NO_RESET
+            self._reset_announced = False  # the next error is a new reset
         return status
 
     def set_device_reset_callback(self, callback: Callable[[ResetStatus], None] | None) -> None:

@@ -207,3 +207,66 @@ def test_error_messages_quote_a_big_value_briefly():
     assert msg.endswith(f"... ({len(repr(vb))} characters)")
     assert len(msg) < 250
     assert str(bad_value("x", "must be 1", 2)) == "x must be 1; got 2"
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
+    screen, threaded, monkeypatch
+):
+    """A rasterizer worker that raises (injected: no valid input makes one) fails
+    only its own band of that scene: the other bands are drawn, the error is
+    raised once at the context's next sync point with a note naming the band,
+    it is one reset, another context drawing at the same time is untouched,
+    and the next frame is whole again."""
+    import workers.raster as raster
+
+    real = raster.execute_band
+    armed = {}  # target resource -> band to fail once
+
+    def execute_band(scene, unit):
+        res = scene.cbufs[0].resource
+        if armed.get(res) == unit:
+            del armed[res]
+            raise MemoryError("injected worker failure")
+        return real(scene, unit)
+
+    monkeypatch.setattr(raster, "execute_band", execute_band)
+    bad = screen.context_create(threaded=threaded)
+    good = screen.context_create(threaded=threaded)
+    try:
+        seen = []
+        bad.set_device_reset_callback(seen.append)
+        rts = {}
+        for ctx in (bad, good):
+            rts[ctx] = make_target(screen, ctx, 64, 256)[0]  # 4 bands of 64 rows
+            bind_passthrough(ctx)
+            set_vertices(ctx, TRI)
+            ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 1, 1))  # blue before the frames
+            ctx.flush().wait(10)
+
+        def frame(ctx):
+            ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+            ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+            return ctx.flush()
+
+        armed[rts[bad]] = 1
+        fences = [frame(bad), frame(good)]
+        with pytest.raises(MemoryError, match="injected worker failure") as info:
+            fences[0].wait(10)  # or the flush itself, when the scene failed first
+            bad.flush().wait(10)
+        assert "a rasterizer worker (band 1)" in " ".join(info.value.__notes__)
+        fences[1].wait(10)
+        bad.flush().wait(10)  # reported once: nothing more to raise
+        img = read_rgba8(bad, rts[bad])
+        assert (img[:64] == [0, 255, 0, 255]).all() and (img[128:] == [0, 255, 0, 255]).all()
+        assert (img[64:128] == [0, 0, 255, 255]).all()  # band 1: neither clear nor draw
+        assert (read_rgba8(good, rts[good]) == [0, 255, 0, 255]).all()
+        assert good.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+        assert bad.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
+        assert seen == [pipe.ResetStatus.GUILTY_CONTEXT_RESET]
+        frame(bad).wait(10)  # the next frame is whole
+        assert (read_rgba8(bad, rts[bad]) == [0, 255, 0, 255]).all()
+        assert not armed
+    finally:
+        bad.destroy()
+        good.destroy()

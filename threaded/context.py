@@ -122,6 +122,7 @@ class ThreadedContext:
         self._apply_blend_color = pipe._apply_blend_color
         self._apply_stencil_ref = pipe._apply_stencil_ref
         self._apply_sample_mask = pipe._apply_sample_mask
+        self._draw_vbo = pipe.draw_vbo  # one object: the driver finds draws by identity
         self.batch_slots = batch_slots
         self.stats = TcStats()
         self.destroyed = False
@@ -258,45 +259,59 @@ class ThreadedContext:
         group cannot take runs call by call.
         """
         pipe = self.pipe
-        draw = pipe.draw_vbo
+        draw = self._draw_vbo
+        groupable = pipe.GROUPABLE_CALLS
         i, n = 0, len(calls)
+        light = 0  # calls run since the last yield point, outside draws
         while i < n:
             fn, args = calls[i]
-            j = i + 1
-            if fn == draw:
-                draws = 1
-                last = j
-                while j < n:
-                    f2 = calls[j][0]
-                    if f2 == draw:
-                        draws += 1
-                        last = j + 1
-                    elif getattr(f2, "__name__", "") not in pipe.GROUPABLE_CALLS or (
-                        getattr(f2, "__self__", None) is not pipe
-                    ):
-                        break
-                    j += 1
-                if draws > 1 and self._run_group(calls[i:last]):
-                    i = last
-                    continue
-                j = last  # not a group: the whole run goes call by call
-            for fn, args in calls[i:j]:
+            if fn is not draw:  # the common case: one state call
                 try:
                     fn(*args)
                 except BaseException as exc:  # never lose it, never die
-                    self.stats.driver_errors += 1
-                    pipe.record_error(exc, f"the driver thread of context {self.id}")
-            i = j
+                    self._driver_error(exc)
+                i += 1
+                # state calls take a microsecond or so: check the clock every 64th
+                light += 1
+                if light >= 64:
+                    self._yield_point()
+                    light = 0
+                continue
+            j = i + 1
+            draws = 1
+            last = j
+            while j < n:
+                f2 = calls[j][0]
+                if f2 is draw:
+                    draws += 1
+                    last = j + 1
+                elif getattr(f2, "__name__", "") not in groupable or (
+                    getattr(f2, "__self__", None) is not pipe
+                ):
+                    break
+                j += 1
+            if not (draws > 1 and self._run_group(calls[i:last])):
+                for fn, args in calls[i:last]:  # not a group: call by call
+                    try:
+                        fn(*args)
+                    except BaseException as exc:
+                        self._driver_error(exc)
+            self._yield_point()  # after every run of draws
+            light = 0
+            i = last
+
+    def _driver_error(self, exc: BaseException) -> None:
+        self.stats.driver_errors += 1
+        self.pipe.record_error(exc, f"the driver thread of context {self.id}")
 
     def _run_group(self, calls: list) -> bool:
         try:
             done = self.pipe.draw_group(calls)
         except BaseException as exc:  # recorded like any driver-thread error
-            self.stats.driver_errors += 1
-            self.pipe.record_error(exc, f"the driver thread of context {self.id}")
+            self._driver_error(exc)
             return True
         if done:
-            self.stats.grouped_draws += sum(1 for fn, _ in calls if fn == self.pipe.draw_vbo)
+            self.stats.grouped_draws += sum(1 for fn, _ in calls if fn is self._draw_vbo)
         return done
 
     def _direct(self) -> None:
@@ -647,7 +662,7 @@ class ThreadedContext:
                 self.stats.bytes_copied += data.size
                 slots += data.size // 8
         self._use_bindings()
-        self._record(self.pipe.draw_vbo, (info,), slots)
+        self._record(self._draw_vbo, (info,), slots)
 
     def clear(self, buffers, color=None, depth=1.0, stencil=0, scissor_state=None):
         self._use_bindings()

@@ -1081,6 +1081,7 @@ class NumpipeContext:
             self.stats["draws"] += 1
             ts, state_fs = next(results)
             self._add_to_scene(ts, state_fs)
+            self.yield_point()
         return True
 
     def _front_end(self, draws: list, vs: ShaderCSO, fs: ShaderCSO) -> list:
@@ -1222,6 +1223,7 @@ class NumpipeContext:
             prim_ids=prims,
             wide_prim_ids=grouped,
         )
+        self.yield_point()
         for q in self._active_queries:  # (never active for a group)
             if q.type == QueryType.PRIMITIVES_GENERATED:
                 q.primitives += prim_stream.size and (int(prim_stream.max()) + 1) * ninst

@@ -623,8 +623,9 @@ def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
 
 def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen, monkeypatch):
     """A long batch does not keep the GIL from an event loop: the driver thread
-    passes a yield point after fetch, vertex shader and clipping of every
-    vertex-pipeline pass, and sleeps there once ~1 ms has passed since it last did."""
+    passes a yield point after fetch, vertex shader, clipping and setup of every
+    vertex-pipeline pass, after each draw of a group and after each run of
+    draws, and sleeps there once ~1 ms has passed since it last did."""
     import threaded.context as tcm
 
     ctx = small_tc(screen, slots=4096, queued=8)
@@ -640,8 +641,11 @@ def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen,
         ctx.set_sample_mask(0xFFFFFFFF)  # not groupable: ends the run
         ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))  # a lone draw
         ctx.flush().wait(10)
-        assert points == [ctx._thread.ident] * 6  # 3 stages x 2 passes, on the driver thread
-        assert ctx.stats.gil_handoffs - before == 6
+        # in the vertex pipeline: 4 stages x 2 passes, and 30 grouped draws
+        assert points == [ctx._thread.ident] * (4 * 2 + 30)
+        # between calls: after the group and after the lone draw (state calls
+        # only check every 64th call)
+        assert ctx.stats.gil_handoffs - before == 4 * 2 + 30 + 2
         assert ctx.stats.grouped_draws == 30
         assert (read_rgba8(ctx, rt)[..., 3] > 0).sum() > 100  # and it drew
     finally:

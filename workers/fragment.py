@@ -215,14 +215,18 @@ class PlaneColour:
     operations, so a pixel's value never depends on the path.
     """
 
-    __slots__ = ("_stack", "coef", "px", "py", "scaled")
+    __slots__ = ("_lines", "_stack", "coef", "px", "py", "scaled")
 
-    def __init__(self, coef: np.ndarray, px: np.ndarray, py: np.ndarray) -> None:
+    def __init__(
+        self, coef: np.ndarray, px: np.ndarray, py: np.ndarray, scaled: np.ndarray | None = None
+    ) -> None:
         self.coef = coef  # (3, 4) float32: a0, dadx, dady per channel
-        self.scaled = unorm8_prescale(coef)
+        # (3, 4) float32: unorm8_prescale(coef), which callers may have cached
+        self.scaled = unorm8_prescale(coef) if scaled is None else scaled
         self.px = px  # (w,) int64 pixel columns
         self.py = py  # (h,) int64 pixel rows
         self._stack: np.ndarray | None = None
+        self._lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -240,16 +244,26 @@ class PlaneColour:
     def __getitem__(self, key: Any) -> np.ndarray:
         return self.stack()[key]
 
+    def _scaled_lines(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The scaled planes' row terms ``a0' + dadx'*x`` (4, w), column terms
+        ``dady'*y`` (4, h), and per channel whether every sum lies in
+        [0, 255.99] (each rounding step is monotonic in x and in y, so the
+        extremes are at the corners) -- for all channels in a few calls."""
+        if self._lines is None:
+            s = self.scaled
+            rows = s[1][:, None] * self.px.astype(F32)[None, :]
+            rows += s[0][:, None]
+            cols = s[2][:, None] * self.py.astype(F32)[None, :]
+            ends = rows[:, [0, -1]][:, None, :] + cols[:, [0, -1]][:, :, None]  # (4, 2, 2)
+            inside = (ends.min(axis=(1, 2)) >= 0) & (ends.max(axis=(1, 2)) <= _U8_TOP)
+            self._lines = (rows, cols, inside)
+        return self._lines
+
     def unorm8_scaled(self, c: int) -> np.ndarray:
         """Channel ``c`` as float32 in [0, 255.99]: truncating it gives the UNORM8 value."""
-        a0, dadx, dady = self.scaled[:, c]
-        row = dadx * self.px.astype(F32)
-        row += a0
-        col = dady * self.py.astype(F32)
-        u = np.add(row[None, :], col[:, None])
-        # each rounding step is monotonic in x and in y: extremes at the corners
-        corners = np.add(row[[0, -1]][None, :], col[[0, -1]][:, None])
-        if not (corners.min() >= 0 and corners.max() <= _U8_TOP):
+        rows, cols, inside = self._scaled_lines()
+        u = np.add(rows[c][None, :], cols[c][:, None])
+        if not inside[c]:
             np.clip(u, F32(0.0), _U8_TOP, out=u)
         return u
 

@@ -305,7 +305,8 @@ def _dense_planes(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, b
     px = np.arange(wx0, wx1 + 1, dtype=np.int64)
     py = np.arange(wy0, wy1 + 1, dtype=np.int64)
     outputs = {
-        reg: PlaneColour(ts.inputs[t, slot], px, py) for reg, slot in state.passthrough.items()
+        reg: PlaneColour(ts.inputs[t, slot], px, py, _unorm8_table(ts, slot)[t])
+        for reg, slot in state.passthrough.items()
     }
     z: object = F32(0.0)
     if scene.zsbuf is not None and state.depth_enabled:
@@ -327,12 +328,19 @@ def _pixel_planes(state: FragmentState, ts, geom) -> dict:
     """Pass-through outputs of a pixel list as PixelPlaneColour (no kernel)."""
     out: dict = {}
     for reg, slot in state.passthrough.items():
-        cache = ts.__dict__.setdefault("_unorm8_scaled", {})
-        table = cache.get(slot)
-        if table is None:
-            table = cache[slot] = unorm8_prescale(ts.inputs[:, slot])
+        table = _unorm8_table(ts, slot)
         out[reg] = PixelPlaneColour(ts.inputs[geom.tq, slot], table[geom.tq], geom.fx, geom.fy)
     return out
+
+
+def _unorm8_table(ts, slot: int) -> np.ndarray:
+    """unorm8_prescale of input ``slot``'s planes for every triangle of the set,
+    computed once per set (workers racing here compute the same table)."""
+    cache = ts.__dict__.setdefault("_unorm8_scaled", {})
+    table = cache.get(slot)
+    if table is None:
+        table = cache[slot] = unorm8_prescale(ts.inputs[:, slot])
+    return table
 
 
 def _sub_outputs(outputs: dict, h: int, w: int, sub: tuple[slice, slice]) -> dict:

@@ -191,17 +191,20 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
             "failed",
         )
     )
-    rows.append(
-        _row(
-            "tc-lag",
-            "3.5",
-            "asyncio producer, full ring: loop's worst lag / one batch",
-            lr,
-            "<= 1",
-            lr is not None and lr <= 1,
-            "failed",
-        )
+    lag_row = _row(
+        "tc-lag",
+        "3.5",
+        "asyncio producer, full ring: loop's worst lag / one batch",
+        lr,
+        "<= 1",
+        lr is not None and lr <= 1,
+        "failed",
     )
+    idle = lag.get("idle_worst_lag_ms")
+    if lr is not None and idle is not None and batch:
+        # the VM's own stalls, measured the same way just before: context for the worst case
+        lag_row["note"] = f"an idle loop in the same process: worst {idle / batch:.2f} batch"
+    rows.append(lag_row)
     return [r for r in rows if r.pop("needs") in ran]
 
 

@@ -7,6 +7,7 @@ import pytest
 from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
 
 from gallium import pipe
+from gallium.pipe.errors import PipeError
 from gallium.tgsi import TgsiSyntaxError
 
 TRI = [[-1, -1, 0, 1, 0, 1, 0, 1], [3, -1, 0, 1, 0, 1, 0, 1], [-1, 3, 0, 1, 0, 1, 0, 1]]
@@ -270,3 +271,54 @@ def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
     finally:
         bad.destroy()
         good.destroy()
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_wrongly_typed_fields_are_named_at_the_call(screen, threaded):
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        make_target(screen, ctx, 8, 8)
+        bind_passthrough(ctx)
+        cases = [
+            (
+                lambda: ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=None, count=3)),
+                "info.start must be an integer; got NoneType",
+            ),
+            (
+                lambda: ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, count=2**33)),
+                "info.count must be in [0, 4294967295]; got 8589934592",
+            ),
+            (
+                lambda: ctx.create_blend_state(
+                    pipe.BlendState(rt=[pipe.RtBlendState(blend_enable=7)])
+                ),
+                "state.rt[0].blend_enable must be a bool (or 0 or 1); got 7",
+            ),
+            (
+                lambda: ctx.create_depth_stencil_alpha_state(
+                    pipe.DepthStencilAlphaState(depth=pipe.DepthState(func=2.0))
+                ),
+                "state.depth.func must be a pipe.CompareFunc; got 2.0",
+            ),
+            (
+                lambda: ctx.set_scissor_states(0, [pipe.ScissorState(0, 0, "8", 8)]),
+                "scissors[0].maxx must be an integer; got str",
+            ),
+            (lambda: ctx.clear(pipe.Clear.COLOR0, color=None), "color is required"),
+            (
+                lambda: ctx.clear(pipe.Clear.COLOR0, color=(0, 0, "1", 0)),
+                "color[2] must be a number; got str",
+            ),
+            (lambda: ctx.flush(1.5), "flags must be an integer; got float"),
+            (
+                lambda: ctx.set_framebuffer_state(pipe.FramebufferState(width=8, height=None)),
+                "state.height must be an integer; got NoneType",
+            ),
+        ]
+        for call, message in cases:
+            with pytest.raises(PipeError) as info:
+                call()
+            assert str(info.value).startswith(message), (str(info.value), message)
+        ctx.flush().wait(10)  # nothing of it was queued: no deferred error either
+    finally:
+        ctx.destroy()

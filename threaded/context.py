@@ -72,11 +72,20 @@ from gallium.numpipe.context import (
     _user_bytes,
     check_blend_color,
     check_blend_cso,
+    check_clear,
+    check_clear_flags_zs,
+    check_constant_buffer,
+    check_draw_info,
     check_dsa_cso,
+    check_flush_flags,
+    check_framebuffer_state,
+    check_numbers,
     check_rasterizer_cso,
     check_sample_mask,
     check_scissor_states,
     check_stencil_ref,
+    check_subdata,
+    check_surface_clear,
     check_vertex_buffers,
     check_vertex_elements_cso,
     check_viewport_states,
@@ -580,16 +589,7 @@ class ThreadedContext:
         )
 
     def set_framebuffer_state(self, state):
-        if not isinstance(state, FramebufferState):
-            raise bad_type("state", "a pipe.FramebufferState", state)
-        snap = FramebufferState(
-            width=state.width,
-            height=state.height,
-            layers=state.layers,
-            samples=state.samples,
-            cbufs=list(state.cbufs),
-            zsbuf=state.zsbuf,
-        )
+        snap = check_framebuffer_state(state)
         self._bound["fb"] = snap
         self._record(self.pipe.set_framebuffer_state, (snap,))
 
@@ -607,21 +607,20 @@ class ThreadedContext:
         self._record(self.pipe._apply_vertex_buffers, (bindings,), 1 + copied // 8)
 
     def set_constant_buffer(self, shader, index, cb):
+        stage, index, binding = check_constant_buffer(shader, index, cb)
         slots = 1
-        key = (int(shader), int(index))
-        if cb is not None:
-            cb = copy.copy(cb)
-            if cb.user_buffer is not None:
-                data = _user_bytes(cb.user_buffer, "cb.user_buffer").copy()
-                cb.user_buffer = data
-                self.stats.bytes_copied += data.size
-                slots += data.size // 8
-                self._cbufs.pop(key, None)
-            elif isinstance(cb.buffer, Resource):
-                self._cbufs[key] = cb.buffer
+        key = (int(stage), index)
+        if binding is not None and binding[0] is None:  # user data: copied into the batch
+            data = binding[1].copy()
+            binding = (None, data)
+            self.stats.bytes_copied += data.size
+            slots += data.size // 8
+            self._cbufs.pop(key, None)
+        elif binding is not None:
+            self._cbufs[key] = binding[0]
         else:
             self._cbufs.pop(key, None)
-        self._record(self.pipe.set_constant_buffer, (shader, index, cb), slots)
+        self._record(self.pipe._apply_constant_buffer, (stage, index, binding), slots)
 
     def set_sampler_views(self, shader, start, views):
         views = list(views or [])
@@ -642,8 +641,7 @@ class ThreadedContext:
     # ------------------------------------------------------------------ drawing
 
     def draw_vbo(self, info: DrawInfo) -> None:
-        if not isinstance(info, DrawInfo):
-            raise bad_type("info", "a pipe.DrawInfo", info)
+        info = check_draw_info(info)  # a private copy, fields checked
         if self._bound["vs"] is None:
             raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
         if self._bound["fs"] is None:
@@ -651,9 +649,8 @@ class ThreadedContext:
         fb = self._bound["fb"]
         if fb.width <= 0 or fb.height <= 0:
             raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
-        info = copy.copy(info)
         slots = 2
-        if info.index_size and info.index is not None:
+        if info.index_size:
             if isinstance(info.index, Resource):
                 self._use(info.index)
             else:
@@ -665,17 +662,19 @@ class ThreadedContext:
         self._record(self._draw_vbo, (info,), slots)
 
     def clear(self, buffers, color=None, depth=1.0, stencil=0, scissor_state=None):
+        bits, col, depth, stencil = check_clear(buffers, color, depth, stencil)
         self._use_bindings()
-        col = tuple(color) if color is not None else None
-        self._record(self.pipe.clear, (buffers, col, depth, stencil, scissor_state))
+        self._record(self.pipe.clear, (bits, col, depth, stencil, scissor_state))
 
     def clear_render_target(
         self, dst, color, dstx, dsty, width, height, render_condition_enabled=False
     ):
+        box = check_surface_clear(dst, dstx, dsty, width, height)
+        color = check_numbers("color", color, 4)
         self._use(dst.texture)
         self._record(
             self.pipe.clear_render_target,
-            (dst, tuple(color), dstx, dsty, width, height, render_condition_enabled),
+            (dst, color, box.x, box.y, box.width, box.height, render_condition_enabled),
         )
 
     def clear_depth_stencil(
@@ -690,11 +689,14 @@ class ThreadedContext:
         height,
         render_condition_enabled=False,
     ):
+        box = check_surface_clear(dst, dstx, dsty, width, height)
+        clear_flags, depth, stencil = check_clear_flags_zs(clear_flags, depth, stencil)
         self._use(dst.texture)
         self._record(
             self.pipe.clear_depth_stencil,
-            (dst, clear_flags, depth, stencil, dstx, dsty, width, height, render_condition_enabled),
-        )
+            (dst, clear_flags, depth, stencil, box.x, box.y, box.width, box.height,
+             render_condition_enabled),
+        )  # fmt: skip
 
     def clear_buffer(self, resource, offset, size, value):
         data = _user_bytes(value, "clear_value").copy()
@@ -748,10 +750,7 @@ class ThreadedContext:
 
     def flush(self, flags: int = 0) -> Fence:
         """Return a fence at once; the flush itself runs on the driver thread."""
-        try:
-            flags = Flush(int(flags))
-        except ValueError:
-            raise bad_value("flags", "must be pipe.Flush flags", flags) from None
+        flags = check_flush_flags(flags)
         self.pipe.raise_pending_error()
         fence = Fence(label=f"tc {self.id} flush", error_source=self.pipe._take_error)
         with self._lock:
@@ -931,16 +930,12 @@ class ThreadedContext:
         res.storage[offset : offset + data.size] = data
 
     def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
-        if not isinstance(resource, Resource) or not resource.is_buffer:
-            raise bad_type("resource", "a buffer Resource", resource)
-        raw = _user_bytes(data, "data")
+        usage, offset, raw = check_subdata(resource, usage, offset, data)
         size = raw.size
         if size == 0:
             return
-        resource.check_box(0, Box(offset, 0, 0, size, 1, 1), "offset/size")
         with self._lock:
             lo, hi = offset, offset + size
-            usage = Transfer(int(usage)) | Transfer.WRITE
             direct_ok = (
                 usage & Transfer.UNSYNCHRONIZED
                 or not self._valid_overlaps(resource, lo, hi)

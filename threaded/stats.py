@@ -13,6 +13,7 @@ query's result is the counter's growth between ``begin_query`` and
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -98,7 +99,10 @@ def driver_query_infos() -> list[DriverQueryInfo]:
     return out
 
 
-def counter_for_query(query_type: int) -> str | None:
+def counter_for_query(query_type: object) -> str | None:
+    """The counter a driver-specific query type reads (None: not one of ours)."""
+    if not isinstance(query_type, numbers.Integral):
+        return None
     i = int(query_type) - int(QueryType.DRIVER_SPECIFIC)
     if 0 <= i < len(_COUNTERS):
         return _COUNTERS[i]

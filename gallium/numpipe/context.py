@@ -29,6 +29,7 @@ worker is kept with its scene and raised at the context's next sync point
 from __future__ import annotations
 
 import copy
+import numbers
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -64,6 +65,7 @@ from ..pipe.errors import (
     add_origin_note,
     bad_type,
     bad_value,
+    check_int,
 )
 from ..pipe.fence import Fence
 from ..pipe.state import (
@@ -138,6 +140,191 @@ def _enum(arg: str, enum_type: type, value: Any) -> Any:
         return enum_type(value)
     except (ValueError, TypeError):
         raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value) from None
+
+
+_U32 = 0xFFFFFFFF
+
+
+def check_flush_flags(flags: Any) -> Flush:
+    v = check_int("flags", flags)
+    try:
+        return Flush(v)
+    except ValueError:
+        raise bad_value("flags", "must be pipe.Flush flags", v) from None
+
+
+def check_draw_info(info: Any) -> DrawInfo:
+    """Validate a DrawInfo's fields; return a copy holding plain ints and bools.
+
+    The index data itself (``index``) is checked where it is read, since a
+    resource's contents may change until the draw runs.
+    """
+    if not isinstance(info, DrawInfo):
+        raise bad_type("info", "a pipe.DrawInfo", info)
+    if info.indirect is not None:
+        raise UnsupportedError("indirect draws are not implemented by numpipe yet")
+    if info.count_from_stream_output is not None:
+        raise UnsupportedError("draw_auto (count_from_stream_output) is not implemented yet")
+    out = copy.copy(info)
+    out.mode = _enum("info.mode", Prim, check_int("info.mode", info.mode))
+    for name in ("start", "count", "instance_count", "start_instance", "drawid"):
+        setattr(out, name, check_int(f"info.{name}", getattr(info, name), 0, _U32))
+    for name in ("restart_index", "min_index", "max_index"):
+        setattr(out, name, check_int(f"info.{name}", getattr(info, name), 0, _U32))
+    out.index_bias = check_int("info.index_bias", info.index_bias, -(2**31), 2**31 - 1)
+    out.vertices_per_patch = check_int("info.vertices_per_patch", info.vertices_per_patch, 0)
+    out.index_size = check_int("info.index_size", info.index_size)
+    if out.index_size not in (0, 1, 2, 4):
+        raise bad_value("info.index_size", "must be 0, 1, 2 or 4", out.index_size)
+    if out.index_size and info.index is None:
+        raise bad_value("info.index", "must be set when index_size is non-zero")
+    out.primitive_restart = bool(check_int("info.primitive_restart", info.primitive_restart, 0, 1))
+    out.has_user_indices = bool(check_int("info.has_user_indices", info.has_user_indices, 0, 1))
+    return out
+
+
+def check_clear(buffers: Any, color: Any, depth: Any, stencil: Any) -> tuple:
+    """Validate clear()'s arguments: (bits, colour tuple or None, depth, stencil)."""
+    bits = check_int("buffers", buffers)
+    if bits & ~int(Clear.COLOR | Clear.DEPTHSTENCIL):
+        raise bad_value("buffers", "has bits that are not PIPE_CLEAR_* flags", hex(bits))
+    col = None
+    if bits & int(Clear.COLOR):
+        if color is None:
+            raise bad_value("color", "is required when clearing colour buffers")
+        col = check_numbers("color", color, 4)
+    d = 1.0
+    if bits & Clear.DEPTH:
+        d = check_numbers("depth", (depth,), 1)[0]
+        if not 0.0 <= d <= 1.0:
+            raise bad_value("depth", "must be in [0, 1]", depth)
+    st = check_int("stencil", stencil, 0, 255) if bits & Clear.STENCIL else 0
+    return bits, col, d, st
+
+
+def check_numbers(arg: str, values: Any, n: int) -> tuple:
+    """``n`` real numbers (a pipe_color_union's floats or integers), as a tuple."""
+    if not isinstance(values, list | tuple | np.ndarray):
+        raise bad_type(arg, f"a sequence of {n} numbers", values)
+    vals = tuple(values.tolist() if isinstance(values, np.ndarray) else values)
+    if len(vals) != n:
+        raise bad_value(arg, f"must have {n} components", values)
+    for i, v in enumerate(vals):
+        if not isinstance(v, numbers.Real):
+            raise bad_type(f"{arg}[{i}]", "a number", v)
+    return tuple(v if isinstance(v, numbers.Integral) else float(v) for v in vals)
+
+
+def check_subdata(resource: Any, usage: Any, offset: Any, data: Any) -> tuple:
+    """Validate buffer_subdata's arguments: (usage with WRITE, offset, data bytes).
+
+    The bytes are a view of ``data`` (copy them to keep them); an empty write
+    is valid and checks no range.
+    """
+    if not isinstance(resource, Resource) or not resource.is_buffer:
+        raise bad_type("resource", "a buffer Resource", resource)
+    u = check_int("usage", usage, 0)
+    if u & ~objects.VALID_TRANSFER_BITS:
+        raise bad_value("usage", "has bits that are not pipe.Transfer flags", hex(u))
+    offset = check_int("offset", offset, 0)
+    raw = _user_bytes(data, "data")
+    if raw.size:
+        resource.check_box(0, Box(offset, 0, 0, raw.size, 1, 1), "offset/size")
+    return Transfer(u) | Transfer.WRITE, offset, raw
+
+
+def check_constant_buffer(shader: Any, index: Any, cb: Any) -> tuple:
+    """Validate set_constant_buffer's arguments: (stage, index, binding).
+
+    The binding is None (unbind), ``(buffer resource, (offset, size))`` or
+    ``(None, bytes)`` for user data (a view of the caller's data: the threaded
+    context copies it).
+    """
+    stage = _enum("shader", ShaderType, check_int("shader", shader))
+    index = check_int("index", index)
+    if not 0 <= index < PIPE_MAX_CONSTANT_BUFFERS:
+        raise bad_value("index", f"must be in 0..{PIPE_MAX_CONSTANT_BUFFERS - 1}", index)
+    if cb is None:
+        return stage, index, None
+    if not isinstance(cb, ConstantBuffer):
+        raise bad_type("cb", "a pipe.ConstantBuffer or None", cb)
+    offset = check_int("cb.buffer_offset", cb.buffer_offset, 0)
+    size = check_int("cb.buffer_size", cb.buffer_size, 0)
+    if cb.buffer is not None and cb.user_buffer is not None:
+        raise bad_value("cb", "must set buffer or user_buffer, not both")
+    if cb.buffer is not None:
+        if not isinstance(cb.buffer, Resource):
+            raise bad_type("cb.buffer", "a buffer Resource", cb.buffer)
+        if not cb.buffer.is_buffer:
+            raise bad_value("cb.buffer", "must be a PIPE_BUFFER resource")
+        if offset % 16:
+            raise bad_value("cb.buffer_offset", "must be a non-negative multiple of 16", offset)
+        size = size or (cb.buffer.width0 - offset)
+        if offset + size > cb.buffer.width0 or size < 0:
+            raise bad_value("cb.buffer_size", "must lie inside the buffer", cb.buffer_size)
+        return stage, index, (cb.buffer, (offset, size))
+    if cb.user_buffer is not None:
+        data = _user_bytes(cb.user_buffer, "cb.user_buffer")
+        data = data[offset : offset + size] if size else data[offset:]
+        return stage, index, (None, data)
+    return stage, index, None
+
+
+def check_framebuffer_state(state: Any) -> FramebufferState:
+    """Validate a framebuffer state; return a private copy (plain ints, a new list)."""
+    if not isinstance(state, FramebufferState):
+        raise bad_type("state", "a pipe.FramebufferState", state)
+    width = check_int("state.width", state.width, 0, 16384)
+    height = check_int("state.height", state.height, 0, 16384)
+    layers = check_int("state.layers", state.layers, 0)
+    samples = check_int("state.samples", state.samples, 0)
+    cbufs = _sequence("state.cbufs", state.cbufs)
+    if len(cbufs) > PIPE_MAX_COLOR_BUFS:
+        raise bad_value(
+            "state.cbufs", f"may hold at most {PIPE_MAX_COLOR_BUFS} surfaces", len(cbufs)
+        )
+    for i, s in enumerate(cbufs):
+        if s is not None and not isinstance(s, Surface):
+            raise bad_type(f"state.cbufs[{i}]", "a Surface or None", s)
+        if s is not None:
+            d = try_describe(s.format)
+            if d is None or d.is_depth or d.is_stencil:
+                raise bad_value(f"state.cbufs[{i}]", "must be a colour surface", s.format)
+            if s.width < width or s.height < height:
+                raise bad_value(f"state.cbufs[{i}]", f"must be at least {width}x{height}", s)
+    zs = state.zsbuf
+    if zs is not None:
+        if not isinstance(zs, Surface):
+            raise bad_type("state.zsbuf", "a Surface or None", zs)
+        d = try_describe(zs.format)
+        if d is None or not (d.is_depth or d.is_stencil):
+            raise bad_value("state.zsbuf", "must be a depth/stencil surface", zs.format)
+        if zs.width < width or zs.height < height:
+            raise bad_value("state.zsbuf", f"must be at least {width}x{height}", zs)
+    return FramebufferState(
+        width=width, height=height, layers=layers, samples=samples, cbufs=cbufs, zsbuf=zs
+    )
+
+
+def check_surface_clear(dst: Any, dstx: Any, dsty: Any, width: Any, height: Any) -> Box:
+    """The box a clear_render_target / clear_depth_stencil writes, checked."""
+    if not isinstance(dst, Surface):
+        raise bad_type("dst", "a Surface", dst)
+    box = Box(dstx, dsty, dst.first_layer, width, height, dst.last_layer - dst.first_layer + 1)
+    dst.texture.check_box(dst.level, box, "dstx/dsty/width/height")
+    return Box(*(int(v) for v in (box.x, box.y, box.z, box.width, box.height, box.depth)))
+
+
+def check_clear_flags_zs(clear_flags: Any, depth: Any, stencil: Any) -> tuple[int, float, int]:
+    """clear_depth_stencil's flags (DEPTH/STENCIL bits), depth in [0, 1], stencil 0..255."""
+    flags = check_int("clear_flags", clear_flags)
+    if flags & ~int(Clear.DEPTHSTENCIL):
+        raise bad_value("clear_flags", "may hold only PIPE_CLEAR_DEPTH and STENCIL", hex(flags))
+    d = check_numbers("depth", (depth,), 1)[0]
+    if flags & Clear.DEPTH and not 0.0 <= d <= 1.0:
+        raise bad_value("depth", "must be in [0, 1]", depth)
+    st = check_int("stencil", stencil, 0, 255) if flags & Clear.STENCIL else 0
+    return flags, float(d), st
 
 
 def check_blend_cso(cso: Any) -> BlendCSO:
@@ -254,21 +441,36 @@ def check_sample_mask(mask: Any) -> int:
 
 def check_scissor_states(start: Any, scissors: Any) -> tuple[int, tuple[ScissorState, ...]]:
     """Validate and copy scissors: the returned states are private to the driver."""
-    scissors = list(scissors)
-    if not isinstance(start, int) or start < 0 or start + len(scissors) > PIPE_MAX_VIEWPORTS:
+    scissors = _sequence("scissors", scissors)
+    start = check_int("start", start)
+    if start < 0 or start + len(scissors) > PIPE_MAX_VIEWPORTS:
         raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
     out = []
     for i, s in enumerate(scissors):
         if not isinstance(s, ScissorState):
             raise bad_type(f"scissors[{i}]", "a pipe.ScissorState", s)
-        out.append(ScissorState(int(s.minx), int(s.miny), int(s.maxx), int(s.maxy)))
+        box = [check_int(f"scissors[{i}].{f}", getattr(s, f), 0, 2**31 - 1) for f in _SCISSOR]
+        out.append(ScissorState(*box))
     return start, tuple(out)
+
+
+_SCISSOR = ("minx", "miny", "maxx", "maxy")
+
+
+def _sequence(arg: str, value: Any) -> list:
+    """A list or tuple argument as a list (None: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise bad_type(arg, "a list or tuple", value)
+    return list(value)
 
 
 def check_viewport_states(start: Any, viewports: Any) -> tuple[int, tuple[ViewportState, ...]]:
     """Validate and copy viewports (scale and translate become float tuples)."""
-    viewports = list(viewports)
-    if not isinstance(start, int) or start < 0 or start + len(viewports) > PIPE_MAX_VIEWPORTS:
+    viewports = _sequence("viewports", viewports)
+    start = check_int("start", start)
+    if start < 0 or start + len(viewports) > PIPE_MAX_VIEWPORTS:
         raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
     out = []
     for i, v in enumerate(viewports):
@@ -657,79 +859,19 @@ class NumpipeContext:
         self, shader: ShaderType, index: int, cb: ConstantBuffer | None
     ) -> None:
         self._check_alive()
-        stage = _enum("shader", ShaderType, shader)
-        if not isinstance(index, int) or not 0 <= index < PIPE_MAX_CONSTANT_BUFFERS:
-            raise bad_value("index", f"must be in 0..{PIPE_MAX_CONSTANT_BUFFERS - 1}", index)
+        self._apply_constant_buffer(*check_constant_buffer(shader, index, cb))
+
+    def _apply_constant_buffer(self, stage: ShaderType, index: int, binding: Any) -> None:
+        """Bind a validated constant buffer (see check_constant_buffer)."""
         slots = self._constbufs.setdefault(stage, {})
-        if cb is None:
+        if binding is None:
             slots.pop(index, None)
-            return
-        if not isinstance(cb, ConstantBuffer):
-            raise bad_type("cb", "a pipe.ConstantBuffer or None", cb)
-        if cb.buffer is not None and cb.user_buffer is not None:
-            raise bad_value("cb", "must set buffer or user_buffer, not both")
-        if cb.buffer is not None:
-            if not isinstance(cb.buffer, Resource):
-                raise bad_type("cb.buffer", "a buffer Resource", cb.buffer)
-            if not cb.buffer.is_buffer:
-                raise bad_value("cb.buffer", "must be a PIPE_BUFFER resource")
-            if cb.buffer_offset < 0 or cb.buffer_offset % 16:
-                raise bad_value(
-                    "cb.buffer_offset", "must be a non-negative multiple of 16", cb.buffer_offset
-                )
-            size = cb.buffer_size or (cb.buffer.width0 - cb.buffer_offset)
-            if cb.buffer_offset + size > cb.buffer.width0 or size < 0:
-                raise bad_value("cb.buffer_size", "must lie inside the buffer", cb.buffer_size)
-            slots[index] = (cb.buffer, (cb.buffer_offset, size))
-        elif cb.user_buffer is not None:
-            data = _user_bytes(cb.user_buffer, "cb.user_buffer")
-            if cb.buffer_size:
-                data = data[cb.buffer_offset : cb.buffer_offset + cb.buffer_size]
-            elif cb.buffer_offset:
-                data = data[cb.buffer_offset :]
-            slots[index] = (None, data)
         else:
-            slots.pop(index, None)
+            slots[index] = binding
 
     def set_framebuffer_state(self, state: FramebufferState) -> None:
         self._check_alive()
-        if not isinstance(state, FramebufferState):
-            raise bad_type("state", "a pipe.FramebufferState", state)
-        cbufs = list(state.cbufs)
-        if len(cbufs) > PIPE_MAX_COLOR_BUFS:
-            raise bad_value(
-                "state.cbufs", f"may hold at most {PIPE_MAX_COLOR_BUFS} surfaces", len(cbufs)
-            )
-        for i, s in enumerate(cbufs):
-            if s is not None and not isinstance(s, Surface):
-                raise bad_type(f"state.cbufs[{i}]", "a Surface or None", s)
-            if s is not None:
-                d = try_describe(s.format)
-                if d is None or d.is_depth or d.is_stencil:
-                    raise bad_value(f"state.cbufs[{i}]", "must be a colour surface", s.format)
-                if s.width < state.width or s.height < state.height:
-                    raise bad_value(
-                        f"state.cbufs[{i}]", f"must be at least {state.width}x{state.height}", s
-                    )
-        zs = state.zsbuf
-        if zs is not None:
-            if not isinstance(zs, Surface):
-                raise bad_type("state.zsbuf", "a Surface or None", zs)
-            d = try_describe(zs.format)
-            if d is None or not (d.is_depth or d.is_stencil):
-                raise bad_value("state.zsbuf", "must be a depth/stencil surface", zs.format)
-            if zs.width < state.width or zs.height < state.height:
-                raise bad_value("state.zsbuf", f"must be at least {state.width}x{state.height}", zs)
-        if state.width < 0 or state.height < 0:
-            raise bad_value("state.width/height", "must be >= 0", (state.width, state.height))
-        new = FramebufferState(
-            width=int(state.width),
-            height=int(state.height),
-            layers=state.layers,
-            samples=state.samples,
-            cbufs=cbufs,
-            zsbuf=zs,
-        )
+        new = check_framebuffer_state(state)
         if _fb_key(new) != _fb_key(self._fb) and self._scene is not None:
             self._submit_scene()
         self._fb = new
@@ -798,20 +940,7 @@ class NumpipeContext:
     ) -> None:
         """Clear the bound surfaces named by ``buffers`` (PIPE_CLEAR_* bits)."""
         self._check_alive()
-        try:
-            bits = int(buffers)
-        except (TypeError, ValueError):
-            raise bad_type("buffers", "pipe.Clear flags", buffers) from None
-        if bits & ~int(Clear.COLOR | Clear.DEPTHSTENCIL):
-            raise bad_value("buffers", "has bits that are not PIPE_CLEAR_* flags", hex(bits))
-        if bits & int(Clear.COLOR):
-            if color is None:
-                raise bad_value("color", "is required when clearing colour buffers")
-            col = tuple(color)
-            if len(col) != 4:
-                raise bad_value("color", "must have four components", color)
-        if not (0.0 <= float(depth) <= 1.0) and bits & Clear.DEPTH:
-            raise bad_value("depth", "must be in [0, 1]", depth)
+        bits, color, depth, stencil = check_clear(buffers, color, depth, stencil)
         if not self._render_condition_passes():
             return
         scene = self._current_scene()
@@ -854,12 +983,11 @@ class NumpipeContext:
         render_condition_enabled: bool = False,
     ) -> None:
         self._check_alive()
-        if not isinstance(dst, Surface):
-            raise bad_type("dst", "a Surface", dst)
+        box = check_surface_clear(dst, dstx, dsty, width, height)
+        color = check_numbers("color", color, 4)
         if render_condition_enabled and not self._render_condition_passes():
             return
-        box = Box(dstx, dsty, dst.first_layer, width, height, dst.last_layer - dst.first_layer + 1)
-        dst.texture.check_box(dst.level, box, "dstx/dsty/width/height")
+        dstx, dsty, width, height = box.x, box.y, box.width, box.height
         self._sync_resource(dst.texture, write=True, reason="clear_render_target")
         desc = try_describe(dst.format)
         packed = pack_rgba(
@@ -881,12 +1009,11 @@ class NumpipeContext:
         render_condition_enabled: bool = False,
     ) -> None:
         self._check_alive()
-        if not isinstance(dst, Surface):
-            raise bad_type("dst", "a Surface", dst)
+        box = check_surface_clear(dst, dstx, dsty, width, height)
+        clear_flags, depth, stencil = check_clear_flags_zs(clear_flags, depth, stencil)
         if render_condition_enabled and not self._render_condition_passes():
             return
-        box = Box(dstx, dsty, dst.first_layer, width, height, dst.last_layer - dst.first_layer + 1)
-        dst.texture.check_box(dst.level, box, "dstx/dsty/width/height")
+        dstx, dsty, width, height = box.x, box.y, box.width, box.height
         self._sync_resource(dst.texture, write=True, reason="clear_depth_stencil")
         target = make_depth_target(dst.texture, dst.level, dst.first_layer, dst.texture.storage)
         layout = target.layout
@@ -963,24 +1090,18 @@ class NumpipeContext:
         if prepared is None:
             return
         self.stats["draws"] += 1
-        mode, vs, fs, index_data = prepared
+        info, mode, vs, fs, index_data = prepared
         for ts, state_fs in self._front_end([(info, mode, index_data)], vs, fs):
             self._add_to_scene(ts, state_fs)
 
     def _prepare_draw(self, info: DrawInfo) -> tuple | None:
         """Validate a draw against the bound state (no side effects).
 
-        Returns (mode, vs, fs, index bytes) or None when there is nothing to draw.
+        Returns (the validated copy of info, mode, vs, fs, index bytes), or
+        None when there is nothing to draw.
         """
-        if not isinstance(info, DrawInfo):
-            raise bad_type("info", "a pipe.DrawInfo", info)
-        mode = _enum("info.mode", Prim, info.mode)
-        if info.indirect is not None:
-            raise UnsupportedError("indirect draws are not implemented by numpipe yet")
-        if info.count_from_stream_output is not None:
-            raise UnsupportedError("draw_auto (count_from_stream_output) is not implemented yet")
-        if info.count < 0 or info.start < 0 or info.instance_count < 0:
-            raise bad_value("info", "start, count and instance_count must be >= 0", info)
+        info = check_draw_info(info)
+        mode = info.mode
         vs = self._shaders[ShaderType.VERTEX]
         fs = self._shaders[ShaderType.FRAGMENT]
         if vs is None:
@@ -991,10 +1112,6 @@ class NumpipeContext:
             raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
         index_data = None
         if info.index_size:
-            if info.index_size not in (1, 2, 4):
-                raise bad_value("info.index_size", "must be 0, 1, 2 or 4", info.index_size)
-            if info.index is None:
-                raise bad_value("info.index", "must be set when index_size is non-zero")
             index_data = (
                 buffer_bytes(info.index)
                 if isinstance(info.index, Resource)
@@ -1017,7 +1134,7 @@ class NumpipeContext:
             return None
         if self._rast.state.rasterizer_discard:
             return None
-        return mode, vs, fs, index_data
+        return info, mode, vs, fs, index_data
 
     # -- draws recorded back to back (threaded context) ---------------------------
 
@@ -1052,7 +1169,7 @@ class NumpipeContext:
                 return False
             if prepared is None:
                 return False
-            mode, vs, fs, index_data = prepared
+            info, mode, vs, fs, index_data = prepared
             if (
                 mode != Prim.TRIANGLES
                 or info.instance_count != 1
@@ -1458,10 +1575,7 @@ class NumpipeContext:
     def flush(self, flags: int = 0) -> Fence:
         """Submit recorded work; return a fence signalled when it completes."""
         self._check_alive()
-        try:
-            flags = Flush(int(flags))
-        except ValueError:
-            raise bad_value("flags", "must be pipe.Flush flags", flags) from None
+        flags = check_flush_flags(flags)
         self.raise_pending_error()
         fence = self._submit_scene()
         return fence
@@ -1564,14 +1678,9 @@ class NumpipeContext:
     def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
         """Write ``data`` into a buffer at ``offset`` (map + copy + unmap in one)."""
         self._check_alive()
-        if not isinstance(resource, Resource) or not resource.is_buffer:
-            raise bad_type("resource", "a buffer Resource", resource)
-        raw = _user_bytes(data, "data")
-        box = Box(offset, 0, 0, raw.size, 1, 1)
+        usage, offset, raw = check_subdata(resource, usage, offset, data)
         if raw.size == 0:
             return
-        resource.check_box(0, box, "offset/size")
-        usage = Transfer(int(usage)) | Transfer.WRITE
         if not usage & Transfer.UNSYNCHRONIZED:
             self._sync_resource(resource, True, "buffer_subdata")
         resource.storage[offset : offset + raw.size] = raw

@@ -9,11 +9,17 @@ creation except queries, whose result fields are written by the driver.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import enum
 import itertools
+import numbers
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ..pipe import enums as _enums
 from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
     BlendFactor,
@@ -29,17 +35,20 @@ from ..pipe.enums import (
     TextureTarget,
     Transfer,
 )
-from ..pipe.errors import PipeTypeError, UnsupportedError, bad_type, bad_value
+from ..pipe.errors import PipeTypeError, UnsupportedError, bad_type, bad_value, check_int
 from ..pipe.fence import Fence
 from ..pipe.state import (
+    AlphaState,
     BlendState,
     Box,
+    DepthState,
     DepthStencilAlphaState,
     RasterizerState,
     RtBlendState,
     SamplerState,
     SamplerViewTemplate,
     ShaderState,
+    StencilState,
     SurfaceTemplate,
     VertexElement,
 )
@@ -52,16 +61,53 @@ _ids = itertools.count(1)
 
 
 def _check_enum(arg: str, enum_type: type, value: Any) -> Any:
+    if not isinstance(value, numbers.Integral):
+        raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value)
     try:
-        return enum_type(value)
+        return enum_type(int(value))
     except (ValueError, TypeError):
         raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value) from None
 
 
 def _check_bool(arg: str, value: Any) -> bool:
-    if not isinstance(value, bool | int):
+    """A bool, or the integers 0 and 1 (a C one-bit field)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if not isinstance(value, numbers.Integral):
         raise bad_type(arg, "a bool", value)
+    if value not in (0, 1):
+        raise bad_value(arg, "must be a bool (or 0 or 1)", value)
     return bool(value)
+
+
+def check_fields(obj: Any, arg: str) -> None:
+    """Check a state object's scalar fields against their declared types.
+
+    ``bool`` fields take bools (or 0/1), ``int`` fields integers, ``float``
+    fields real numbers and enum fields (``CompareFunc``, ``BlendFactor | int``
+    ...) values of that pipe enum (None too where the type says ``| None``).
+    Fields of other types (nested states, sequences) are the caller's to check.
+    """
+    for f in dataclasses.fields(obj):
+        parts = [p.strip() for p in str(f.type).split("|")]
+        value = getattr(obj, f.name)
+        where = f"{arg}.{f.name}"
+        if value is None and "None" in parts:
+            continue
+        if "int" in parts[1:] and isinstance(value, numbers.Integral):
+            continue  # ``BlendFactor | int``: a zero-initialised C field is fine
+        kind = parts[0]
+        if kind == "bool":
+            _check_bool(where, value)
+        elif kind == "int":
+            check_int(where, value)
+        elif kind == "float":
+            if not isinstance(value, numbers.Real):
+                raise bad_type(where, "a number", value)
+        else:
+            enum_type = getattr(_enums, kind, None)
+            if isinstance(enum_type, type) and issubclass(enum_type, enum.Enum):
+                _check_enum(where, enum_type, value)
 
 
 # ----------------------------------------------------------------------------
@@ -80,6 +126,9 @@ class BlendCSO:
 def make_blend(templ: BlendState) -> BlendCSO:
     if not isinstance(templ, BlendState):
         raise bad_type("state", "a pipe.BlendState", templ)
+    check_fields(templ, "state")
+    if not isinstance(templ.rt, list | tuple):
+        raise bad_type("state.rt", "a list of pipe.RtBlendState", templ.rt)
     rts = list(templ.rt or [RtBlendState()])
     if len(rts) > PIPE_MAX_COLOR_BUFS:
         raise bad_value("state.rt", f"may hold at most {PIPE_MAX_COLOR_BUFS} entries", len(rts))
@@ -88,6 +137,7 @@ def make_blend(templ: BlendState) -> BlendCSO:
     for i, rt in enumerate(rts):
         if not isinstance(rt, RtBlendState):
             raise bad_type(f"state.rt[{i}]", "a pipe.RtBlendState", rt)
+        check_fields(rt, f"state.rt[{i}]")
         if rt.blend_enable:
             for name in ("rgb_func", "alpha_func"):
                 _check_enum(f"state.rt[{i}].{name}", BlendFunc, getattr(rt, name))
@@ -131,14 +181,23 @@ def make_dsa(templ: DepthStencilAlphaState) -> DepthStencilAlphaCSO:
     if not isinstance(templ, DepthStencilAlphaState):
         raise bad_type("state", "a pipe.DepthStencilAlphaState", templ)
     d = templ.depth
-    if d.enabled:
-        _check_enum("state.depth.func", CompareFunc, d.func)
+    if not isinstance(d, DepthState):
+        raise bad_type("state.depth", "a pipe.DepthState", d)
+    check_fields(d, "state.depth")
+    if not isinstance(templ.alpha, AlphaState):
+        raise bad_type("state.alpha", "a pipe.AlphaState", templ.alpha)
+    check_fields(templ.alpha, "state.alpha")
+    if not isinstance(templ.stencil, list | tuple):
+        raise bad_type("state.stencil", "two pipe.StencilState (front, back)", templ.stencil)
     stencil = list(templ.stencil)
     if len(stencil) != 2:
         raise bad_value(
             "state.stencil", "must hold exactly two StencilState (front, back)", len(stencil)
         )
     for i, s in enumerate(stencil):
+        if not isinstance(s, StencilState):
+            raise bad_type(f"state.stencil[{i}]", "a pipe.StencilState", s)
+        check_fields(s, f"state.stencil[{i}]")
         if s.enabled:
             _check_enum(f"state.stencil[{i}].func", CompareFunc, s.func)
             for op in ("fail_op", "zpass_op", "zfail_op"):
@@ -166,6 +225,7 @@ class RasterizerCSO:
 def make_rasterizer(templ: RasterizerState) -> RasterizerCSO:
     if not isinstance(templ, RasterizerState):
         raise bad_type("state", "a pipe.RasterizerState", templ)
+    check_fields(templ, "state")
     cull = _check_enum("state.cull_face", Face, templ.cull_face)
     for name in ("fill_front", "fill_back"):
         mode = _check_enum(f"state.{name}", PolygonMode, getattr(templ, name))
@@ -199,6 +259,8 @@ def make_sampler(templ: SamplerState) -> SamplerCSO:
     if not isinstance(templ, SamplerState):
         raise bad_type("state", "a pipe.SamplerState", templ)
     from ..pipe.enums import MipFilter, TexFilter, TexWrap
+
+    check_fields(templ, "state")
 
     for n in ("wrap_s", "wrap_t", "wrap_r"):
         _check_enum(f"state.{n}", TexWrap, getattr(templ, n))
@@ -331,6 +393,7 @@ def make_surface(context: Any, resource: Any, templ: SurfaceTemplate) -> Surface
         raise bad_type("resource", "a Resource created by this screen", resource)
     if not isinstance(templ, SurfaceTemplate):
         raise bad_type("templ", "a pipe.SurfaceTemplate", templ)
+    check_fields(templ, "templ")
     if resource.destroyed:
         raise bad_value("resource", "has been destroyed")
     if resource.is_buffer:
@@ -400,6 +463,7 @@ def make_sampler_view(context: Any, resource: Any, templ: SamplerViewTemplate) -
         raise bad_type("resource", "a Resource created by this screen", resource)
     if not isinstance(templ, SamplerViewTemplate):
         raise bad_type("templ", "a pipe.SamplerViewTemplate", templ)
+    check_fields(templ, "templ")
     target = (
         resource.target
         if templ.target is None
@@ -480,12 +544,9 @@ def close_transfer(transfer: Any) -> None:
 
 
 def check_transfer_usage(usage: Any) -> Transfer:
-    try:
-        u = int(usage)
-    except (TypeError, ValueError):
-        raise PipeTypeError(
-            f"usage must be pipe.Transfer flags; got {type(usage).__name__}"
-        ) from None
+    if not isinstance(usage, numbers.Integral):
+        raise PipeTypeError(f"usage must be pipe.Transfer flags; got {type(usage).__name__}")
+    u = int(usage)
     if u & ~VALID_TRANSFER_BITS:
         raise bad_value("usage", "has bits that are not pipe.Transfer flags", hex(u))
     usage = Transfer(u)

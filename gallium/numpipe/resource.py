@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..pipe.enums import Bind, Format, TextureTarget, Usage
-from ..pipe.errors import bad_value
+from ..pipe.errors import bad_type, bad_value, check_int
 from ..pipe.fence import Fence
 from ..pipe.state import Box, ResourceTemplate
 from ..util.format import FormatDesc
@@ -143,6 +143,7 @@ class Resource:
         return self.target == TextureTarget.BUFFER
 
     def level_layout(self, level: int) -> LevelLayout:
+        level = check_int("level", level)
         if not 0 <= level <= self.last_level:
             raise bad_value("level", f"must be in 0..{self.last_level} for this resource", level)
         return self.levels[level]
@@ -196,6 +197,10 @@ class Resource:
     def check_box(self, level: int, box: Box, arg: str = "box") -> None:
         """Raise unless ``box`` lies inside ``level`` (context.rst Transfers)."""
         lay = self.level_layout(level)
+        if not isinstance(box, Box):
+            raise bad_type(arg, "a pipe.Box", box)
+        for f in ("x", "y", "z", "width", "height", "depth"):
+            check_int(f"{arg}.{f}", getattr(box, f))
         if self.is_buffer:
             limits = (self.width0, 1, 1)
         else:

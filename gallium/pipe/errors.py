@@ -14,6 +14,8 @@ saying where it happened.
 
 from __future__ import annotations
 
+import numbers
+
 
 class PipeError(Exception):
     """Base class of every error raised by numpipe on purpose."""
@@ -75,6 +77,24 @@ def short_repr(value: object, limit: int = REPR_LIMIT) -> str:
 
 def bad_type(arg: str, expected: str, value: object) -> PipeTypeError:
     return PipeTypeError(f"{arg} must be {expected}; got {type(value).__name__}")
+
+
+def check_int(arg: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` as a Python int in [lo, hi], else an error naming ``arg``.
+
+    Accepts Python and numpy integers (and bools, which are integers); a
+    float, a string or None is a PipeTypeError even when it would convert.
+    """
+    if not isinstance(value, numbers.Integral):
+        raise bad_type(arg, "an integer", value)
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        if hi is None:
+            raise bad_value(arg, f"must be >= {lo}", v)
+        if lo is None:
+            raise bad_value(arg, f"must be <= {hi}", v)
+        raise bad_value(arg, f"must be in [{lo}, {hi}]", v)
+    return v
 
 
 def add_origin_note(exc: BaseException, where: str) -> BaseException:

@@ -1,0 +1,307 @@
+"""Fuzz of the context API: random calls with random, mostly wrong, arguments.
+
+Every call either works or raises one of numpipe's documented errors
+(``PipeValueError`` / ``PipeTypeError`` / ``UnsupportedError``, which are also
+ValueError / TypeError / NotImplementedError) at the call or, on a threaded
+context, at the next sync point -- never an IndexError, AttributeError,
+OverflowError, a numpy error or a hang -- and afterwards the same context still
+draws a known frame bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gallium import pipe
+from gallium.pipe.errors import PipeError
+
+TRI = [[-1, -1, 0, 1, 0, 1, 0, 1], [3, -1, 0, 1, 0, 1, 0, 1], [-1, 3, 0, 1, 0, 1, 0, 1]]
+
+# Anything an application might pass by mistake.
+junk = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.integers(-3, 300),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+    st.lists(st.integers(-3, 300), max_size=5).map(tuple),
+    st.lists(st.floats(-2, 2), min_size=0, max_size=5).map(tuple),
+    st.just(np.zeros(3, np.float32)),
+    st.just(b"\x00" * 7),
+)
+small = st.one_of(st.integers(-4, 70), junk)
+
+
+def _box(b):
+    return pipe.Box(*b)
+
+
+CALLS = {
+    "set_blend_color": st.builds(pipe.BlendColor, color=junk).map(lambda c: ("set_blend_color", c)),
+    "set_blend_color_junk": junk.map(lambda c: ("set_blend_color", c)),
+    "set_stencil_ref": st.builds(pipe.StencilRef, ref_value=junk).map(
+        lambda r: ("set_stencil_ref", r)
+    ),
+    "set_sample_mask": junk.map(lambda m: ("set_sample_mask", m)),
+    "set_viewport_states": st.tuples(
+        small, st.lists(st.builds(pipe.ViewportState, scale=junk, translate=junk), max_size=2)
+    ).map(lambda a: ("set_viewport_states", *a)),
+    "set_scissor_states": st.tuples(
+        small,
+        st.lists(
+            st.builds(pipe.ScissorState, minx=small, miny=small, maxx=small, maxy=small), max_size=2
+        ),
+    ).map(lambda a: ("set_scissor_states", *a)),
+    "set_vertex_buffers": st.tuples(
+        small,
+        st.lists(
+            st.one_of(
+                st.none(),
+                st.builds(pipe.VertexBuffer, stride=small, buffer_offset=small, buffer=junk),
+            ),
+            max_size=2,
+        ),
+    ).map(lambda a: ("set_vertex_buffers", *a)),
+    "set_constant_buffer": st.tuples(
+        small,
+        small,
+        st.one_of(st.none(), st.builds(pipe.ConstantBuffer, user_buffer=junk, buffer_size=small)),
+    ).map(lambda a: ("set_constant_buffer", *a)),
+    "draw_vbo": st.builds(
+        pipe.DrawInfo,
+        mode=small,
+        start=small,
+        count=small,
+        index_size=small,
+        index=junk,
+        instance_count=small,
+    ).map(lambda d: ("draw_vbo", d)),
+    "draw_vbo_junk": junk.map(lambda d: ("draw_vbo", d)),
+    "clear": st.tuples(small, junk, small, small).map(lambda a: ("clear", *a)),
+    "transfer_map": st.tuples(small, small, st.tuples(*[small] * 6).map(_box)).map(
+        lambda a: ("transfer_map", *a)
+    ),
+    "buffer_subdata": st.tuples(small, small, junk).map(lambda a: ("buffer_subdata", *a)),
+    "flush": small.map(lambda f: ("flush", f)),
+    "create_blend_state": st.builds(
+        pipe.BlendState,
+        logicop_enable=small,
+        rt=st.lists(
+            st.builds(
+                pipe.RtBlendState,
+                blend_enable=small,
+                rgb_func=small,
+                rgb_src_factor=small,
+                rgb_dst_factor=small,
+                alpha_func=small,
+                colormask=small,
+            ),
+            max_size=2,
+        ),
+    ).map(lambda b: ("create_and_bind", "blend", b)),
+    "create_dsa_state": st.builds(
+        pipe.DepthStencilAlphaState,
+        depth=st.builds(pipe.DepthState, enabled=small, writemask=small, func=small),
+        stencil=st.lists(
+            st.builds(
+                pipe.StencilState,
+                enabled=small,
+                func=small,
+                fail_op=small,
+                valuemask=small,
+                writemask=small,
+            ),
+            min_size=0,
+            max_size=3,
+        ),
+        alpha=st.builds(pipe.AlphaState, enabled=small, func=small, ref_value=junk),
+    ).map(lambda d: ("create_and_bind", "dsa", d)),
+    "create_rasterizer_state": st.builds(
+        pipe.RasterizerState,
+        cull_face=small,
+        front_ccw=small,
+        scissor=small,
+        fill_front=small,
+        clip_plane_enable=small,
+    ).map(lambda r: ("create_and_bind", "rasterizer", r)),
+    "create_sampler_state": st.builds(
+        pipe.SamplerState,
+        wrap_s=small,
+        min_img_filter=small,
+        min_mip_filter=small,
+        compare_mode=small,
+        lod_bias=junk,
+        max_anisotropy=small,
+    ).map(lambda r: ("create_and_bind", "sampler", r)),
+    "create_sampler_view": st.builds(
+        pipe.SamplerViewTemplate,
+        format=small,
+        target=small,
+        swizzle_r=small,
+    ).map(lambda t: ("create_sampler_view", t)),
+    "create_surface": st.builds(
+        pipe.SurfaceTemplate,
+        format=small,
+        level=small,
+        first_layer=small,
+        last_layer=small,
+    ).map(lambda t: ("create_surface", t)),
+    "set_framebuffer_state": st.builds(
+        pipe.FramebufferState,
+        width=small,
+        height=small,
+        layers=small,
+        samples=small,
+        cbufs=st.one_of(junk, st.lists(junk, max_size=2)),
+        zsbuf=junk,
+    ).map(lambda f: ("set_framebuffer_state", f)),
+    "query": st.tuples(small, st.booleans()).map(lambda a: ("query", *a)),
+    "resource_copy_region": st.tuples(
+        small, small, small, small, small, st.tuples(*[small] * 6).map(_box)
+    ).map(lambda a: ("resource_copy_region", *a)),
+    "clear_render_target": st.tuples(junk, small, small, small, small).map(
+        lambda a: ("clear_render_target", *a)
+    ),
+    "bind_junk": st.tuples(
+        st.sampled_from(
+            [
+                "bind_blend_state",
+                "bind_depth_stencil_alpha_state",
+                "bind_rasterizer_state",
+                "bind_vs_state",
+                "bind_fs_state",
+                "bind_vertex_elements_state",
+            ]
+        ),
+        junk,
+    ),
+}
+
+ALLOWED = (PipeError,)
+
+
+class FuzzEnv(dict):
+    """The fuzzed context's fixtures (a short repr keeps failure reports readable)."""
+
+    def __repr__(self) -> str:
+        return "<fuzz env>"
+
+
+def _call(ctx, env, name, *args):
+    if name == "transfer_map":  # (level, usage, box) on the target
+        level, usage, box = args
+        t = ctx.transfer_map(env["rt"], level, usage, box)
+        ctx.transfer_unmap(t)
+    elif name == "buffer_subdata":
+        usage, offset, data = args
+        ctx.buffer_subdata(env["buf"], usage, offset, data)
+    elif name == "create_and_bind":
+        kind, state = args
+        if kind == "blend":
+            ctx.bind_blend_state(ctx.create_blend_state(state))
+        elif kind == "dsa":
+            ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(state))
+        elif kind == "rasterizer":
+            ctx.bind_rasterizer_state(ctx.create_rasterizer_state(state))
+        else:
+            ctx.bind_sampler_states(pipe.ShaderType.FRAGMENT, 0, [ctx.create_sampler_state(state)])
+    elif name == "create_sampler_view":
+        view = ctx.create_sampler_view(env["rt"], args[0])
+        ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
+    elif name == "create_surface":
+        ctx.create_surface(env["rt"], args[0])
+    elif name == "query":
+        qtype, wait = args
+        q = ctx.create_query(qtype)
+        ctx.begin_query(q)
+        ctx.end_query(q)
+        ctx.get_query_result(q, wait)
+        ctx.destroy_query(q)
+    elif name == "resource_copy_region":
+        level, x, y, z, src_level, box = args
+        ctx.resource_copy_region(env["rt"], level, x, y, z, env["rt"], src_level, box)
+    elif name == "clear_render_target":
+        color, x, y, w, h = args
+        ctx.clear_render_target(env["surf"], color, x, y, w, h)
+    else:
+        getattr(ctx, name)(*args)
+
+
+def _good_frame(ctx, env):
+    ctx.set_framebuffer_state(env["fb"])
+    ctx.set_viewport_states(0, [env["vp"]])
+    ctx.set_scissor_states(0, [pipe.ScissorState(0, 0, 16, 16)])
+    ctx.set_sample_mask(0xFFFFFFFF)
+    ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [])
+    for setter in (
+        ctx.bind_blend_state,
+        ctx.bind_depth_stencil_alpha_state,
+        ctx.bind_rasterizer_state,
+    ):
+        setter(None)
+    bind_passthrough(ctx)
+    set_vertices(ctx, TRI)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    ctx.flush().wait(10)
+    return read_rgba8(ctx, env["rt"])
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["direct", "threaded"])
+def fuzz_env(request):
+    from conftest import get_screen
+
+    screen = get_screen(2)
+    ctx = screen.context_create(threaded=request.param)
+    rt, _ = make_target(screen, ctx, 16, 16)
+    buf = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER,
+            format=pipe.Format.NONE,
+            width0=64,
+            bind=pipe.Bind.VERTEX_BUFFER,
+        )
+    )
+    env = FuzzEnv(
+        {
+            "surf": ctx.create_surface(rt, pipe.SurfaceTemplate(format=rt.format)),
+            "rt": rt,
+            "buf": buf,
+            "fb": ctx._bound["fb"] if request.param else ctx._fb,
+            "vp": pipe.ViewportState(scale=(8, 8, 0.5), translate=(8, 8, 0.5)),
+        }
+    )
+    env["expected"] = _good_frame(ctx, env)
+    assert (env["expected"] == [0, 255, 0, 255]).all()
+    yield ctx, env
+    ctx.destroy()
+
+
+@settings(
+    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(calls=st.lists(st.one_of(*CALLS.values()), min_size=1, max_size=8))
+def test_random_calls_raise_only_documented_errors(fuzz_env, calls):
+    ctx, env = fuzz_env
+    for name, *args in calls:
+        try:
+            _call(ctx, env, name, *args)
+        except ALLOWED:
+            pass
+    # deferred errors (threaded) surface here, and must be documented ones too
+    for _ in range(len(calls) + 1):
+        try:
+            ctx.flush().wait(10)
+            break
+        except ALLOWED:
+            pass
+    else:
+        raise AssertionError("errors kept coming at sync points")
+    assert np.array_equal(_good_frame(ctx, env), env["expected"])

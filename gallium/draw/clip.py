@@ -103,11 +103,11 @@ def clip_triangles(
     if m == 0 or not active:
         return ClippedGeometry(pos, win, oow, attrs, tris, prim_ids)
     pos = pos.astype(F32)
-    dist = np.stack([_dot4(pos, planes[i]) for i in active], axis=1)  # (V, A)
+    with np.errstate(invalid="ignore", over="ignore"):
+        # every active plane at once: the same float32 operations as _dot4
+        dist = _dot4_f32(pos[:, None, :], planes[list(active)].T[:, None, :])  # (V, A)
     outside = dist < 0
-    bits = np.zeros(pos.shape[0], np.int64)
-    for j in range(len(active)):
-        bits |= outside[:, j].astype(np.int64) << j
+    bits = (outside.astype(np.int64) << np.arange(len(active), dtype=np.int64)).sum(axis=1)
     tb = bits[tris]
     or_mask = tb[:, 0] | tb[:, 1] | tb[:, 2]
     and_mask = tb[:, 0] & tb[:, 1] & tb[:, 2]
@@ -263,8 +263,10 @@ def _clip_polygons(
         kr, kk = np.nonzero(keep)
         out[kr, start[kr, kk]] = vid[kr, kk]
         out[r_idx, start[r_idx, k_idx] + keep[r_idx, k_idx]] = new_ids
-        if out.shape[1] > poly.shape[1]:
-            poly = np.pad(poly, ((0, 0), (0, out.shape[1] - poly.shape[1])))
+        if out.shape[1] > poly.shape[1]:  # widen (np.pad costs ~20 us a call)
+            wider = np.zeros((poly.shape[0], out.shape[1]), poly.dtype)
+            wider[:, : poly.shape[1]] = poly
+            poly = wider
         poly[rows] = 0
         poly[rows, : out.shape[1]] = out
         count[rows] = new_n

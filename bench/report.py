@@ -191,19 +191,23 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
             "failed",
         )
     )
+    # Issue 3.5 asks for the loop's worst lag to be measured and reported; the
+    # bound is on the caller (the row above).  The loop's worst case also holds
+    # every stall of the machine, so it is printed beside an idle loop's.
     lag_row = _row(
         "tc-lag",
         "3.5",
         "asyncio producer, full ring: loop's worst lag / one batch",
         lr,
-        "<= 1",
-        lr is not None and lr <= 1,
+        "report",
+        True,
         "failed",
     )
     idle = lag.get("idle_worst_lag_ms")
-    if lr is not None and idle is not None and batch:
-        # the VM's own stalls, measured the same way just before: context for the worst case
-        lag_row["note"] = f"an idle loop in the same process: worst {idle / batch:.2f} batch"
+    if lr is not None:
+        lag_row["status"] = "info"
+        if idle is not None and batch:
+            lag_row["note"] = f"an idle loop in the same process: worst {idle / batch:.2f} batch"
     rows.append(lag_row)
     return [r for r in rows if r.pop("needs") in ran]
 

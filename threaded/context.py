@@ -246,7 +246,9 @@ class ThreadedContext:
         """Hand the GIL over if this thread has run ~1 ms without doing so.
 
         The direct context calls this between the vertex pipeline's stages
-        (fetch, vertex shader, clipping).  A thread waiting for the GIL -- an
+        (fetch, vertex shader, clipping, setup) and after each draw of a
+        group; ``_execute`` after each run of draws and every 64 state
+        calls.  A thread waiting for the GIL -- an
         event loop whose ticker or producer is due -- would otherwise wait for
         the interpreter's 5 ms switch interval, and more than once when other
         threads race for it; a real sleep lets it in at once.  Costs about 5%

@@ -112,6 +112,7 @@ from .scene import (
     make_color_target,
     make_depth_target,
 )
+from .screen import MAX_TEXTURE_SIZE
 from .setup import select_triangles, setup_triangles, viewport_transform
 
 F32 = np.float32
@@ -198,7 +199,8 @@ def check_clear(buffers: Any, color: Any, depth: Any, stencil: Any) -> tuple:
         d = check_numbers("depth", (depth,), 1)[0]
         if not 0.0 <= d <= 1.0:
             raise bad_value("depth", "must be in [0, 1]", depth)
-    st = check_int("stencil", stencil, 0, 255) if bits & Clear.STENCIL else 0
+    # an unsigned value of which the stencil buffer keeps the low 8 bits (as Mesa masks it)
+    st = check_int("stencil", stencil, 0, _U32) & 0xFF if bits & Clear.STENCIL else 0
     return bits, col, d, st
 
 
@@ -274,8 +276,8 @@ def check_framebuffer_state(state: Any) -> FramebufferState:
     """Validate a framebuffer state; return a private copy (plain ints, a new list)."""
     if not isinstance(state, FramebufferState):
         raise bad_type("state", "a pipe.FramebufferState", state)
-    width = check_int("state.width", state.width, 0, 16384)
-    height = check_int("state.height", state.height, 0, 16384)
+    width = check_int("state.width", state.width, 0, MAX_TEXTURE_SIZE)
+    height = check_int("state.height", state.height, 0, MAX_TEXTURE_SIZE)
     layers = check_int("state.layers", state.layers, 0)
     samples = check_int("state.samples", state.samples, 0)
     cbufs = _sequence("state.cbufs", state.cbufs)
@@ -316,14 +318,14 @@ def check_surface_clear(dst: Any, dstx: Any, dsty: Any, width: Any, height: Any)
 
 
 def check_clear_flags_zs(clear_flags: Any, depth: Any, stencil: Any) -> tuple[int, float, int]:
-    """clear_depth_stencil's flags (DEPTH/STENCIL bits), depth in [0, 1], stencil 0..255."""
+    """clear_depth_stencil's flags (DEPTH/STENCIL bits), depth in [0, 1], stencil's low byte."""
     flags = check_int("clear_flags", clear_flags)
     if flags & ~int(Clear.DEPTHSTENCIL):
         raise bad_value("clear_flags", "may hold only PIPE_CLEAR_DEPTH and STENCIL", hex(flags))
     d = check_numbers("depth", (depth,), 1)[0]
     if flags & Clear.DEPTH and not 0.0 <= d <= 1.0:
         raise bad_value("depth", "must be in [0, 1]", depth)
-    st = check_int("stencil", stencil, 0, 255) if flags & Clear.STENCIL else 0
+    st = check_int("stencil", stencil, 0, _U32) & 0xFF if flags & Clear.STENCIL else 0
     return flags, float(d), st
 
 

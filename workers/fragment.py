@@ -711,6 +711,29 @@ def _groups(rt: RtBlendState) -> list[tuple[slice, int, int, int]]:
     return [(slice(0, 3), *rgb), (slice(3, 4), *alpha)]
 
 
+# Factor pairs x, 1 - x: since the 8-bit product gives mul8(255, x) == x and
+# grows with each operand, mul8(s, x) + mul8(d, 255 - x) <= x + 255 - x = 255.
+_COMPLEMENTARY = {
+    frozenset({BlendFactor.SRC_ALPHA, BlendFactor.INV_SRC_ALPHA}),
+    frozenset({BlendFactor.DST_ALPHA, BlendFactor.INV_DST_ALPHA}),
+    frozenset({BlendFactor.SRC_COLOR, BlendFactor.INV_SRC_COLOR}),
+    frozenset({BlendFactor.DST_COLOR, BlendFactor.INV_DST_COLOR}),
+    frozenset({BlendFactor.CONST_ALPHA, BlendFactor.INV_CONST_ALPHA}),
+    frozenset({BlendFactor.CONST_COLOR, BlendFactor.INV_CONST_COLOR}),
+}
+
+
+def _sum_fits_unorm8(ch: slice, sf: int, df: int) -> bool:
+    """Whether ``src*sf + dst*df`` (8-bit products) can never exceed 255, so
+    the saturation is the identity: a zero factor, a complementary pair, or on
+    alpha alone ONE with INV_SRC_ALPHA (the source term is then the alpha itself)."""
+    if BlendFactor.ZERO in (sf, df):  # one 8-bit term alone
+        return True
+    if sf != df and frozenset({sf, df}) in _COMPLEMENTARY:
+        return True
+    return ch.start == 3 and sf == BlendFactor.ONE and df == BlendFactor.INV_SRC_ALPHA
+
+
 def blend_unorm8(
     rt: RtBlendState, src: np.ndarray, dst: np.ndarray, const: Any, src1: Any
 ) -> np.ndarray:
@@ -735,9 +758,10 @@ def blend_unorm8(
             d_term = zero
         if func == BlendFunc.ADD:
             np.add(s_term, d_term, out=out[ch])
-            # saturate with clip and typed scalars: numpy's integer minimum with
-            # a scalar operand takes a loop several times slower
-            np.clip(out[ch], np.uint16(0), one, out=out[ch])
+            if not _sum_fits_unorm8(ch, int(sf), int(df)):
+                # saturate with clip and typed scalars: numpy's integer minimum
+                # with a scalar operand takes a loop several times slower
+                np.clip(out[ch], np.uint16(0), one, out=out[ch])
         elif func == BlendFunc.SUBTRACT:
             out[ch] = np.where(s_term > d_term, s_term - d_term, zero)
         elif func == BlendFunc.REVERSE_SUBTRACT:

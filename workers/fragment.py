@@ -896,11 +896,13 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
     if not channels:
         return
-    if bits is None and dense and alive is None:
-        # every pixel written: each channel goes straight into its bytes
+    if dense and alive is None:
+        # every pixel written: each channel goes straight into its bytes (the
+        # others, masked or padding, are left as they are)
         pixels = target.typed[idx]
         for i in channels:
-            np.copyto(pixels[..., perm[i]], color.unorm8_scaled(i), casting="unsafe")
+            value = color.unorm8_scaled(i) if bits is None else bits[i]
+            np.copyto(pixels[..., perm[i]], value, casting="unsafe")  # low byte / truncation
         return
     scratch = np.empty((*shape, 4), np.uint8)
     for i in channels:

@@ -167,6 +167,41 @@ CALLS = {
     "clear_render_target": st.tuples(junk, small, small, small, small).map(
         lambda a: ("clear_render_target", *a)
     ),
+    "bind_sampler_states": st.tuples(small, small, st.one_of(junk, st.lists(junk, max_size=2))).map(
+        lambda a: ("bind_sampler_states", *a)
+    ),
+    "set_sampler_views": st.tuples(small, small, st.one_of(junk, st.lists(junk, max_size=2))).map(
+        lambda a: ("set_sampler_views", *a)
+    ),
+    "create_vertex_elements_state": st.one_of(
+        junk,
+        st.lists(
+            st.builds(
+                pipe.VertexElement,
+                src_offset=small,
+                instance_divisor=small,
+                vertex_buffer_index=small,
+                src_format=small,
+            ),
+            max_size=3,
+        ),
+    ).map(lambda e: ("create_vertex_elements_state", e)),
+    "set_clip_state": st.builds(
+        pipe.ClipState, ucp=st.one_of(junk, st.lists(junk, max_size=9))
+    ).map(lambda c: ("set_clip_state", c)),
+    "render_condition": st.tuples(junk, small, small).map(lambda a: ("render_condition", *a)),
+    "texture_subdata": st.tuples(
+        small, small, st.tuples(*[small] * 6).map(_box), junk, small, small
+    ).map(lambda a: ("texture_subdata", *a)),
+    "transfer_map_buffer": st.tuples(small, st.tuples(*[small] * 6).map(_box)).map(
+        lambda a: ("transfer_map_buffer", *a)
+    ),
+    "set_polygon_stipple": junk.map(lambda p: ("set_polygon_stipple", p)),
+    "get_query_result_junk": st.tuples(junk, junk).map(lambda a: ("get_query_result", *a)),
+    "create_shader_junk": st.tuples(
+        st.sampled_from(["create_vs_state", "create_fs_state"]),
+        st.one_of(junk, st.builds(pipe.ShaderState, tokens=junk)),
+    ).map(lambda a: ("create_shader", *a)),
     "bind_junk": st.tuples(
         st.sampled_from(
             [
@@ -210,6 +245,19 @@ def _call(ctx, env, name, *args):
             ctx.bind_rasterizer_state(ctx.create_rasterizer_state(state))
         else:
             ctx.bind_sampler_states(pipe.ShaderType.FRAGMENT, 0, [ctx.create_sampler_state(state)])
+    elif name == "create_vertex_elements_state":
+        ctx.bind_vertex_elements_state(ctx.create_vertex_elements_state(args[0]))
+    elif name == "texture_subdata":
+        level, usage, box, data, stride, layer_stride = args
+        ctx.texture_subdata(env["rt"], level, usage, box, data, stride, layer_stride)
+    elif name == "transfer_map_buffer":
+        usage, box = args
+        data, t = ctx.transfer_map(env["buf"], 0, usage, box)
+        if t is not None:
+            ctx.transfer_unmap(t)
+    elif name == "create_shader":
+        kind, state = args
+        getattr(ctx, kind)(state)
     elif name == "create_sampler_view":
         view = ctx.create_sampler_view(env["rt"], args[0])
         ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
@@ -238,6 +286,8 @@ def _good_frame(ctx, env):
     ctx.set_scissor_states(0, [pipe.ScissorState(0, 0, 16, 16)])
     ctx.set_sample_mask(0xFFFFFFFF)
     ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [])
+    ctx.render_condition(None, False, 0)
+    ctx.set_clip_state(pipe.ClipState())
     for setter in (
         ctx.bind_blend_state,
         ctx.bind_depth_stencil_alpha_state,

@@ -74,6 +74,7 @@ from gallium.numpipe.context import (
     check_blend_cso,
     check_clear,
     check_clear_flags_zs,
+    check_clip_state,
     check_constant_buffer,
     check_draw_info,
     check_dsa_cso,
@@ -81,8 +82,11 @@ from gallium.numpipe.context import (
     check_framebuffer_state,
     check_numbers,
     check_rasterizer_cso,
+    check_render_condition,
     check_sample_mask,
     check_scissor_states,
+    check_shader_cso,
+    check_slots,
     check_stencil_ref,
     check_subdata,
     check_surface_clear,
@@ -90,9 +94,22 @@ from gallium.numpipe.context import (
     check_vertex_elements_cso,
     check_viewport_states,
 )
-from gallium.numpipe.objects import Query, TransferObject, check_transfer_usage
+from gallium.numpipe.objects import (
+    Query,
+    SamplerCSO,
+    SamplerView,
+    TransferObject,
+    check_transfer_usage,
+)
 from gallium.numpipe.resource import Resource
-from gallium.pipe.enums import Flush, QueryType, ShaderType, Transfer
+from gallium.pipe.enums import (
+    PIPE_MAX_SAMPLERS,
+    PIPE_MAX_SHADER_SAMPLER_VIEWS,
+    Flush,
+    QueryType,
+    ShaderType,
+    Transfer,
+)
 from gallium.pipe.errors import ContextDestroyedError, bad_type, bad_value
 from gallium.pipe.fence import Fence
 from gallium.pipe.state import Box, DrawInfo, FramebufferState
@@ -468,14 +485,17 @@ class ThreadedContext:
         self._record(self._apply_rasterizer, (check_rasterizer_cso(cso),))
 
     def bind_sampler_states(self, shader, start, samplers):
-        self._record(self.pipe.bind_sampler_states, (shader, start, list(samplers or [])))
+        stage, start, samplers = check_slots(
+            shader, start, samplers, PIPE_MAX_SAMPLERS, "samplers", SamplerCSO
+        )
+        self._record(self.pipe.bind_sampler_states, (stage, start, samplers))
 
     def bind_vs_state(self, cso):
-        self._bound["vs"] = cso
+        self._bound["vs"] = check_shader_cso(ShaderType.VERTEX, cso)
         self._record(self.pipe.bind_vs_state, (cso,))
 
     def bind_fs_state(self, cso):
-        self._bound["fs"] = cso
+        self._bound["fs"] = check_shader_cso(ShaderType.FRAGMENT, cso)
         self._record(self.pipe.bind_fs_state, (cso,))
 
     def bind_gs_state(self, cso):
@@ -555,7 +575,7 @@ class ThreadedContext:
         self._record(self.pipe.set_min_samples, (n,))
 
     def set_clip_state(self, state):
-        self._record(self.pipe.set_clip_state, (copy.deepcopy(state),))
+        self._record(self.pipe.set_clip_state, (check_clip_state(state),))
 
     def set_polygon_stipple(self, stipple):
         self._record(self.pipe.set_polygon_stipple, (copy.deepcopy(stipple),))
@@ -625,7 +645,9 @@ class ThreadedContext:
         self._record(self.pipe._apply_constant_buffer, (stage, index, binding), slots)
 
     def set_sampler_views(self, shader, start, views):
-        views = list(views or [])
+        shader, start, views = check_slots(
+            shader, start, views, PIPE_MAX_SHADER_SAMPLER_VIEWS, "views", SamplerView
+        )
         for i, v in enumerate(views):
             key = (int(shader), start + i)
             if v is None:
@@ -635,7 +657,7 @@ class ThreadedContext:
         self._record(self.pipe.set_sampler_views, (shader, start, views))
 
     def render_condition(self, query, condition=False, mode=0):
-        self._record(self.pipe.render_condition, (query, condition, mode))
+        self._record(self.pipe.render_condition, check_render_condition(query, condition, mode))
 
     def set_active_query_state(self, enable):
         self._record(self.pipe.set_active_query_state, (enable,))

@@ -40,6 +40,7 @@ import numpy as np
 from ..draw import assemble, clip
 from ..draw.fetch import BoundVertexBuffer, buffer_bytes, fetch_attributes, read_indices
 from ..pipe.enums import (
+    PIPE_MAX_CLIP_PLANES,
     PIPE_MAX_COLOR_BUFS,
     PIPE_MAX_CONSTANT_BUFFERS,
     PIPE_MAX_SAMPLERS,
@@ -460,12 +461,57 @@ _SCISSOR = ("minx", "miny", "maxx", "maxy")
 
 
 def _sequence(arg: str, value: Any) -> list:
-    """A list or tuple argument as a list (None: empty)."""
+    """A sequence argument (list, tuple or other iterable of items) as a list; None: empty."""
     if value is None:
         return []
-    if not isinstance(value, list | tuple):
+    if isinstance(value, str | bytes | bytearray | np.ndarray | dict) or not hasattr(
+        value, "__iter__"
+    ):
         raise bad_type(arg, "a list or tuple", value)
     return list(value)
+
+
+def check_slots(shader: Any, start: Any, items: Any, limit: int, arg: str, kind: type) -> tuple:
+    """A (shader, start, items) binding range: (stage, start, list of kind-or-None)."""
+    stage = _enum("shader", ShaderType, check_int("shader", shader))
+    items = _sequence(arg, items)
+    start = check_int("start", start)
+    if start < 0 or start + len(items) > limit:
+        raise bad_value("start", f"plus the {arg} count must fit in {limit} slots", start)
+    for i, x in enumerate(items):
+        if x is not None and not isinstance(x, kind):
+            raise bad_type(f"{arg}[{i}]", f"a {kind.__name__} or None", x)
+    return stage, start, items
+
+
+def check_render_condition(query: Any, condition: Any, mode: Any) -> tuple:
+    """render_condition's arguments: (query or None, bool, RenderCond)."""
+    if query is not None and not isinstance(query, Query):
+        raise bad_type("query", "a Query or None", query)
+    cond = objects._check_bool("condition", condition)
+    return query, cond, _enum("mode", RenderCond, check_int("mode", mode))
+
+
+def check_clip_state(state: Any) -> ClipState:
+    """A private copy of a clip state: up to PIPE_MAX_CLIP_PLANES planes of 4 floats."""
+    if not isinstance(state, ClipState):
+        raise bad_type("state", "a pipe.ClipState", state)
+    planes = _sequence("state.ucp", state.ucp)
+    if len(planes) > PIPE_MAX_CLIP_PLANES:
+        raise bad_value("state.ucp", f"may hold at most {PIPE_MAX_CLIP_PLANES} planes", len(planes))
+    ucp = [
+        tuple(float(v) for v in check_numbers(f"state.ucp[{i}]", p, 4))
+        for i, p in enumerate(planes)
+    ]
+    ucp += [(0.0, 0.0, 0.0, 0.0)] * (PIPE_MAX_CLIP_PLANES - len(ucp))
+    return ClipState(ucp=ucp)
+
+
+def check_shader_cso(stage: ShaderType, cso: Any) -> Any:
+    """A shader CSO of ``stage`` to bind, or None."""
+    if cso is not None and (not isinstance(cso, ShaderCSO) or cso.stage != stage):
+        raise bad_type("cso", f"a {stage.name.lower()} shader CSO or None", cso)
+    return cso
 
 
 def check_viewport_states(start: Any, viewports: Any) -> tuple[int, tuple[ViewportState, ...]]:
@@ -617,15 +663,9 @@ class NumpipeContext:
         self, shader: ShaderType, start: int, samplers: Sequence[SamplerCSO | None]
     ) -> None:
         self._check_alive()
-        stage = _enum("shader", ShaderType, shader)
-        samplers = list(samplers or [])
-        if start < 0 or start + len(samplers) > PIPE_MAX_SAMPLERS:
-            raise bad_value(
-                "start", f"plus the sampler count must fit in {PIPE_MAX_SAMPLERS} slots", start
-            )
-        for i, s in enumerate(samplers):
-            if s is not None and not isinstance(s, SamplerCSO):
-                raise bad_type(f"samplers[{i}]", "a CSO from create_sampler_state or None", s)
+        stage, start, samplers = check_slots(
+            shader, start, samplers, PIPE_MAX_SAMPLERS, "samplers", SamplerCSO
+        )
         slots = self._samplers.setdefault(stage, [])
         while len(slots) < start + len(samplers):
             slots.append(None)
@@ -642,9 +682,7 @@ class NumpipeContext:
 
     def _bind_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
         self._check_alive()
-        if cso is not None and (not isinstance(cso, ShaderCSO) or cso.stage != stage):
-            raise bad_type("cso", f"a {stage.name.lower()} shader CSO or None", cso)
-        self._shaders[stage] = cso
+        self._shaders[stage] = check_shader_cso(stage, cso)
 
     def _destroy_shader(self, stage: ShaderType, cso: ShaderCSO) -> None:
         if not isinstance(cso, ShaderCSO) or cso.stage != stage:
@@ -757,17 +795,9 @@ class NumpipeContext:
         self, shader: ShaderType, start: int, views: Sequence[SamplerView | None]
     ) -> None:
         self._check_alive()
-        stage = _enum("shader", ShaderType, shader)
-        views = list(views or [])
-        if start < 0 or start + len(views) > PIPE_MAX_SHADER_SAMPLER_VIEWS:
-            raise bad_value(
-                "start",
-                f"plus the view count must fit in {PIPE_MAX_SHADER_SAMPLER_VIEWS} slots",
-                start,
-            )
-        for i, v in enumerate(views):
-            if v is not None and not isinstance(v, SamplerView):
-                raise bad_type(f"views[{i}]", "a SamplerView or None", v)
+        stage, start, views = check_slots(
+            shader, start, views, PIPE_MAX_SHADER_SAMPLER_VIEWS, "views", SamplerView
+        )
         slots = self._views.setdefault(stage, [])
         while len(slots) < start + len(views):
             slots.append(None)
@@ -813,9 +843,7 @@ class NumpipeContext:
 
     def set_clip_state(self, state: ClipState) -> None:
         self._check_alive()
-        if not isinstance(state, ClipState):
-            raise bad_type("state", "a pipe.ClipState", state)
-        self._clip = copy.deepcopy(state)
+        self._clip = check_clip_state(state)
 
     def set_polygon_stipple(self, stipple: PolyStipple) -> None:
         self._check_alive()
@@ -1849,9 +1877,7 @@ class NumpipeContext:
         self, query: Query | None, condition: bool = False, mode: int = RenderCond.WAIT
     ) -> None:
         self._check_alive()
-        if query is not None and not isinstance(query, Query):
-            raise bad_type("query", "a Query or None", query)
-        self._render_cond = (query, bool(condition), _enum("mode", RenderCond, mode))
+        self._render_cond = check_render_condition(query, condition, mode)
 
     def set_active_query_state(self, enable: bool) -> None:
         self._check_alive()

@@ -323,10 +323,9 @@ class VertexElementsCSO:
 def make_vertex_elements(elements: Any) -> VertexElementsCSO:
     if isinstance(elements, VertexElement):
         elements = [elements]
-    try:
-        elems = list(elements)
-    except TypeError:
-        raise bad_type("elements", "a sequence of pipe.VertexElement", elements) from None
+    if isinstance(elements, str | bytes | np.ndarray) or not hasattr(elements, "__iter__"):
+        raise bad_type("elements", "a sequence of pipe.VertexElement", elements)
+    elems = list(elements)
     from ..pipe.enums import PIPE_MAX_ATTRIBS
 
     if len(elems) > PIPE_MAX_ATTRIBS:
@@ -335,6 +334,7 @@ def make_vertex_elements(elements: Any) -> VertexElementsCSO:
     for i, ve in enumerate(elems):
         if not isinstance(ve, VertexElement):
             raise bad_type(f"elements[{i}]", "a pipe.VertexElement", ve)
+        check_fields(ve, f"elements[{i}]")
         try:
             fmt = Format(ve.src_format)
         except ValueError:

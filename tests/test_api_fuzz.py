@@ -355,3 +355,61 @@ def test_random_calls_raise_only_documented_errors(fuzz_env, calls):
     else:
         raise AssertionError("errors kept coming at sync points")
     assert np.array_equal(_good_frame(ctx, env), env["expected"])
+
+
+SCREEN_CALLS = st.one_of(
+    st.builds(
+        pipe.ResourceTemplate,
+        target=small,
+        format=small,
+        width0=small,
+        height0=small,
+        depth0=small,
+        array_size=small,
+        last_level=small,
+        nr_samples=small,
+        bind=small,
+        usage=small,
+        flags=small,
+    ).map(lambda t: ("resource_create", t)),
+    junk.map(lambda t: ("resource_create", t)),
+    small.map(lambda c: ("get_param", c)),
+    small.map(lambda c: ("get_paramf", c)),
+    st.tuples(small, small, small, small).map(lambda a: ("is_format_supported", *a)),
+    st.tuples(small, small).map(lambda a: ("get_shader_param", *a)),
+    junk.map(lambda r: ("resource_destroy", r)),
+    st.tuples(junk, small).map(lambda a: ("fence_finish", *a)),
+    small.map(lambda i: ("get_driver_query_info", i)),
+)
+
+
+@settings(
+    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(calls=st.lists(SCREEN_CALLS, min_size=1, max_size=6))
+def test_random_screen_calls_raise_only_documented_errors(calls):
+    import gallium
+
+    screen = gallium.create_screen(num_threads=1)
+    try:
+        for name, *args in calls:
+            try:
+                if name == "fence_finish":
+                    screen.fence_finish(None, *args)
+                else:
+                    result = getattr(screen, name)(*args)
+                    if name == "resource_create":
+                        screen.resource_destroy(result)
+            except ALLOWED:
+                pass
+        # the screen still works
+        ctx = screen.context_create(threaded=False)
+        rt, _ = make_target(screen, ctx, 4, 4)
+        ctx.clear(pipe.Clear.COLOR0, color=(1, 0, 0, 1))
+        ctx.flush().wait(10)
+        assert (read_rgba8(ctx, rt) == [255, 0, 0, 255]).all()
+        ctx.destroy()
+    finally:
+        screen.destroy()

@@ -230,10 +230,10 @@ def normalize_template(templ: ResourceTemplate) -> ResourceTemplate:
         from ..pipe.errors import bad_type
 
         raise bad_type("templ", "a pipe.ResourceTemplate", templ)
-    try:
-        target = TextureTarget(templ.target)
-    except ValueError:
-        raise bad_value("templ.target", "must be a pipe.TextureTarget", templ.target) from None
+    from .objects import check_fields
+
+    check_fields(templ, "templ")
+    target = TextureTarget(templ.target)
     if target in (TextureTarget.MAX_TEXTURE_TYPES,):
         raise bad_value("templ.target", "must be a real texture target", templ.target)
     width, height, depth, layers = templ.width0, templ.height0, templ.depth0, templ.array_size

@@ -33,7 +33,7 @@ from ..pipe.enums import (
     ShaderType,
     TextureTarget,
 )
-from ..pipe.errors import PipeValueError, bad_type, bad_value
+from ..pipe.errors import PipeValueError, bad_type, bad_value, check_int
 from ..pipe.fence import Fence
 from ..pipe.state import DriverQueryInfo, ResourceTemplate
 from ..util.format import try_describe
@@ -251,32 +251,18 @@ class NumpipeScreen:
     # -- caps ---------------------------------------------------------------------
 
     def get_param(self, param: Cap | int) -> int:
-        try:
-            cap = Cap(param)
-        except ValueError:
-            raise bad_value("param", "must be a pipe.Cap (PIPE_CAP_*)", param) from None
+        cap = _enum_arg("param", Cap, param, "a pipe.Cap (PIPE_CAP_*)")
         if cap == Cap.VIDEO_MEMORY:
             return _video_memory_mb()
         return _CAPS.get(cap, 0)
 
     def get_paramf(self, param: CapF | int) -> float:
-        try:
-            cap = CapF(param)
-        except ValueError:
-            raise bad_value("param", "must be a pipe.CapF (PIPE_CAPF_*)", param) from None
+        cap = _enum_arg("param", CapF, param, "a pipe.CapF (PIPE_CAPF_*)")
         return _CAPF.get(cap, 0.0)
 
     def get_shader_param(self, shader: ShaderType | int, param: ShaderCap | int) -> int:
-        try:
-            stage = ShaderType(shader)
-        except ValueError:
-            raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
-        try:
-            cap = ShaderCap(param)
-        except ValueError:
-            raise bad_value(
-                "param", "must be a pipe.ShaderCap (PIPE_SHADER_CAP_*)", param
-            ) from None
+        stage = _enum_arg("shader", ShaderType, shader, "a pipe.ShaderType")
+        cap = _enum_arg("param", ShaderCap, param, "a pipe.ShaderCap (PIPE_SHADER_CAP_*)")
         if stage not in _SUPPORTED_STAGES:
             if cap == ShaderCap.PREFERRED_IR:
                 return int(ShaderIR.TGSI)
@@ -290,12 +276,7 @@ class NumpipeScreen:
         return _SHADER_CAPS.get(cap, 0)
 
     def get_compute_param(self, ir_type: ShaderIR | int, param: ComputeCap | int) -> Any:
-        try:
-            cap = ComputeCap(param)
-        except ValueError:
-            raise bad_value(
-                "param", "must be a pipe.ComputeCap (PIPE_COMPUTE_CAP_*)", param
-            ) from None
+        cap = _enum_arg("param", ComputeCap, param, "a pipe.ComputeCap (PIPE_COMPUTE_CAP_*)")
         # Compute is not implemented yet (PIPE_CAP_COMPUTE is 0): report no resources.
         if cap == ComputeCap.IR_TARGET:
             return ""
@@ -315,9 +296,17 @@ class NumpipeScreen:
         bindings: int = 0,
         storage_sample_count: int = 0,
     ) -> bool:
+        format, target, bindings = (
+            check_int("format", format),
+            check_int("target", target),
+            check_int("bindings", bindings, 0),
+        )
+        sample_count = check_int("sample_count", sample_count, 0)
+        storage_sample_count = check_int("storage_sample_count", storage_sample_count, 0)
         try:
             fmt = Format(format)
             tgt = TextureTarget(target)
+            Bind(bindings)
         except ValueError:
             return False
         if sample_count > 1 or storage_sample_count > 1:
@@ -415,7 +404,7 @@ class NumpipeScreen:
         """Wait for ``fence``; True if signalled within ``timeout_ns`` (any thread)."""
         if not isinstance(fence, Fence):
             raise bad_type("fence", "a gallium.Fence", fence)
-        return fence.finish(timeout_ns)
+        return fence.finish(check_int("timeout_ns", timeout_ns, 0, PIPE_TIMEOUT_INFINITE))
 
     def fence_reference(self, fence: Fence | None) -> Fence | None:
         return fence
@@ -430,6 +419,7 @@ class NumpipeScreen:
         infos = driver_query_infos()
         if index is None:
             return len(infos)
+        index = check_int("index", index)
         if not 0 <= index < len(infos):
             return None
         return infos[index]
@@ -437,6 +427,7 @@ class NumpipeScreen:
     def get_driver_query_group_info(self, index: int | None = None) -> Any:
         if index is None:
             return 0
+        check_int("index", index)
         return None
 
     def get_disk_shader_cache(self) -> None:
@@ -452,3 +443,11 @@ class NumpipeScreen:
 
 
 _ = DriverQueryInfo
+
+
+def _enum_arg(arg: str, enum_type: type, value: Any, what: str) -> Any:
+    """``value`` as a member of ``enum_type``, else an error naming ``arg``."""
+    try:
+        return enum_type(check_int(arg, value))
+    except ValueError:
+        raise bad_value(arg, f"must be {what}", value) from None

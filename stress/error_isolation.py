@@ -15,6 +15,11 @@ in at random points.  Two kinds of bad call:
   after which ``get_device_reset_status()`` says GUILTY_CONTEXT_RESET once and
   NO_RESET the next time, and the reset callback has fired exactly once (one
   reset per episode, however many errors it had).
+* a *worker* fault: one band of the frame's scene fails on a rasterizer worker
+  (injected: the suite wraps the band entry point, since no valid input makes a
+  worker raise).  Its error comes after the driver thread's, with a note naming
+  the worker; the band's rows are neither cleared nor drawn, every other row
+  must match the reference.
 * *immediate* ones the recording side rejects at once (malformed TGSI, a
   negative vertex stride, a transfer box outside the texture, a
   ``buffer_subdata`` past the end, a draw with no fragment shader bound, a
@@ -88,12 +93,19 @@ class Env:
     vs_needs_3: Any
     buf_a: Any
     buf_b: Any
+    arm_fault: Callable[[], None]  # make one band of this target's next scene fail
+
+
+class InjectedWorkerFault(RuntimeError):
+    """Raised by a rasterizer worker on purpose (see _Suite's fault injector)."""
 
 
 @dataclass(frozen=True)
 class BadCall:
     name: str
-    kind: str  # "deferred" (driver thread, next sync point) or "immediate" (at the call)
+    # "deferred" (driver thread, next sync point), "immediate" (at the call) or
+    # "worker" (a rasterizer worker fails one band of the frame's scene)
+    kind: str
     error: type[BaseException] | tuple[type[BaseException], ...]
     says: str  # text the error message must contain
     call: Callable[[Env], None]
@@ -256,6 +268,14 @@ BAD_CALLS = (
         lambda e: e.ctx.draw_vbo("not a DrawInfo"),
     ),
 )
+WORKER_FAULT = BadCall(
+    "a rasterizer worker failing one band (injected)",
+    "worker",
+    InjectedWorkerFault,
+    "injected worker fault",
+    lambda e: e.arm_fault(),
+)
+BAD_CALLS = (*BAD_CALLS, WORKER_FAULT)
 SYNC_POINTS = ("flush_wait", "fence_finish", "transfer_map")
 
 
@@ -291,6 +311,7 @@ class _BadThread:
                 target,
                 ctx.create_vs_state(pipe.ShaderState(tokens=VS_NEEDS_3)),
                 *buffers,
+                lambda: s.arm_fault(target.rt, self.rng.randrange(1 << 16)),
             )
             assert s.deadline is not None
             while s.deadline.running():
@@ -317,11 +338,18 @@ class _BadThread:
                     f"{type(exc).__name__}: {exc}"
                 )
 
-    def _check(self, env: Env, spec: SceneSpec, what: str) -> None:
+    def _check(
+        self, env: Env, spec: SceneSpec, what: str, lost: tuple[int, int] | None = None
+    ) -> None:
         img = env.target.read(env.ctx)
         want = self.suite.reference.image(spec)
         self.frames += 1
         self.report.add(frames=1)
+        if lost is not None:  # a failed band was neither cleared nor drawn: judge the rest
+            keep = np.ones(img.shape[0], bool)
+            keep[lost[0] : lost[1]] = False
+            img, want = img[keep], want[keep]
+            self.report.count("frames_with_a_lost_band")
         if not (img == want).all():
             self.report.fail(
                 f"bad context: {what} differs from the reference: {describe_mismatch(img, want)}"
@@ -361,6 +389,8 @@ class _BadThread:
                     self.report.fail(f"bad context: {bad.name} did not raise at the call")
                 else:
                     expected.append(bad)
+        # the driver thread's errors come first, the scene's worker fault when it has run
+        expected.sort(key=lambda b: b.kind == "worker")
         got = self._drain(env, len(expected))
         if got is None:
             return False
@@ -378,10 +408,11 @@ class _BadThread:
                     f"{bad.says!r}; got {type(exc).__name__}: {exc}"
                 )
             notes = " ".join(getattr(exc, "__notes__", []))
-            if "driver thread" not in notes:
+            where = "a rasterizer worker" if bad.kind == "worker" else "driver thread"
+            if where not in notes:
                 self.report.fail(
-                    f"bad context: the error of {bad.name} does not say it was raised on the "
-                    f"driver thread (notes: {notes!r})"
+                    f"bad context: the error of {bad.name} does not say it was raised on "
+                    f"{where} (notes: {notes!r})"
                 )
         first = ctx.get_device_reset_status()
         second = ctx.get_device_reset_status()
@@ -407,7 +438,10 @@ class _BadThread:
                 f"bad context: immediate errors only, yet status {first!r}/{second!r} and "
                 f"{fired} reset callbacks"
             )
-        self._check(env, spec, "a frame with bad calls in it")
+        lost = self.suite.fault_fired(env.target.rt)
+        if any(b.kind == "worker" for b in expected) and lost is None:
+            self.report.fail("bad context: an armed worker fault never fired")
+        self._check(env, spec, "a frame with bad calls in it", lost)
         return True
 
     def _judge_immediate(self, bad: BadCall, exc: BaseException) -> None:
@@ -459,10 +493,41 @@ class _Suite:
         self.deadline: Deadline | None = None
         self.fences: deque = deque(maxlen=16)
         self.fence_lock = threading.Lock()
+        self.fault_lock = threading.Lock()
+        self.armed: dict[int, int] = {}  # id(resource) -> band pick
+        self.fired: dict[int, tuple[int, int]] = {}  # id(resource) -> failed rows
+        self._execute_band: Callable[[Any, int], None] | None = None
 
     def publish(self, fence) -> None:
         with self.fence_lock:
             self.fences.append(fence)
+
+    # -- fault injection: a rasterizer worker that fails one band of a scene ------------
+    # No valid input makes a worker raise, so the suite wraps the band entry point
+    # while it runs: a scene rendering into an armed resource fails one band, once.
+
+    def arm_fault(self, resource: Any, pick: int) -> None:
+        with self.fault_lock:
+            self.armed[id(resource)] = pick
+
+    def fault_fired(self, resource: Any) -> tuple[int, int] | None:
+        """The rows of the band that failed for ``resource`` since the last call."""
+        with self.fault_lock:
+            return self.fired.pop(id(resource), None)
+
+    def _faulty_execute_band(self, scene: Any, unit: int) -> None:
+        target = scene.cbufs[0] if scene.cbufs else None
+        key = id(target.resource) if target is not None else None
+        with self.fault_lock:
+            pick = self.armed.get(key)
+            fail = pick is not None and unit == pick % scene.nbands
+            if fail:
+                del self.armed[key]
+                y0 = unit * scene.band_rows
+                self.fired[key] = (y0, min(scene.height, y0 + scene.band_rows))
+        if fail:
+            raise InjectedWorkerFault(f"injected worker fault in band {unit}")
+        self._execute_band(scene, unit)
 
     def watcher(self, seed: int) -> None:
         """A thread with no context waiting on everyone's fences."""
@@ -493,6 +558,10 @@ class _Suite:
             time.sleep(0.0005)
 
     def run(self) -> Report:
+        import workers.raster as raster
+
+        self._execute_band = raster.execute_band
+        raster.execute_band = self._faulty_execute_band
         try:
             plans = []
             for i, (w, h) in enumerate(((96, 80), (64, 100), (80, 48))):
@@ -528,6 +597,7 @@ class _Suite:
             if bad.frames == 0 and self.report.ok:
                 self.report.fail("the bad context checked no frame")
         finally:
+            raster.execute_band = self._execute_band
             self.reference.close()
             self.screen.destroy()
         return self.report

@@ -460,15 +460,7 @@ def check_scissor_states(start: Any, scissors: Any) -> tuple[int, tuple[ScissorS
 _SCISSOR = ("minx", "miny", "maxx", "maxy")
 
 
-def _sequence(arg: str, value: Any) -> list:
-    """A sequence argument (list, tuple or other iterable of items) as a list; None: empty."""
-    if value is None:
-        return []
-    if isinstance(value, str | bytes | bytearray | np.ndarray | dict) or not hasattr(
-        value, "__iter__"
-    ):
-        raise bad_type(arg, "a list or tuple", value)
-    return list(value)
+_sequence = objects.check_sequence
 
 
 def check_slots(shader: Any, start: Any, items: Any, limit: int, arg: str, kind: type) -> tuple:

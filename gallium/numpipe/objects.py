@@ -80,6 +80,17 @@ def _check_bool(arg: str, value: Any) -> bool:
     return bool(value)
 
 
+def check_sequence(arg: str, value: Any, what: str = "a list or tuple") -> list:
+    """A sequence argument (list, tuple or other iterable of items) as a list; None: empty."""
+    if value is None:
+        return []
+    if isinstance(value, str | bytes | bytearray | np.ndarray | dict) or not hasattr(
+        value, "__iter__"
+    ):
+        raise bad_type(arg, what, value)
+    return list(value)
+
+
 def check_fields(obj: Any, arg: str) -> None:
     """Check a state object's scalar fields against their declared types.
 
@@ -323,9 +334,9 @@ class VertexElementsCSO:
 def make_vertex_elements(elements: Any) -> VertexElementsCSO:
     if isinstance(elements, VertexElement):
         elements = [elements]
-    if isinstance(elements, str | bytes | np.ndarray) or not hasattr(elements, "__iter__"):
+    if elements is None:
         raise bad_type("elements", "a sequence of pipe.VertexElement", elements)
-    elems = list(elements)
+    elems = check_sequence("elements", elements, "a sequence of pipe.VertexElement")
     from ..pipe.enums import PIPE_MAX_ATTRIBS
 
     if len(elems) > PIPE_MAX_ATTRIBS:

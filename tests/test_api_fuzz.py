@@ -10,6 +10,8 @@ draws a known frame bit for bit.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
@@ -218,6 +220,7 @@ CALLS = {
 }
 
 ALLOWED = (PipeError,)
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "300"))  # per test; raise it to dig deeper
 
 
 class FuzzEnv(dict):
@@ -333,7 +336,7 @@ def fuzz_env(request):
 
 
 @settings(
-    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "300")),
+    max_examples=FUZZ_EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -384,7 +387,7 @@ SCREEN_CALLS = st.one_of(
 
 
 @settings(
-    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "300")),
+    max_examples=FUZZ_EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -179,8 +179,15 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
         while end < n and dense[end] == kind:
             end += 1
         if kind:
-            for t in ids[start:end]:
-                _dense_triangle(scene, state, ts, int(t), y0, y1, band)
+            i = start
+            while i < end:
+                t = int(ids[i])
+                if i + 1 < end and int(ids[i + 1]) == t + 1 and _mates(ts, t):
+                    _dense_pair(scene, state, ts, t, y0, y1, band)
+                    i += 2
+                else:
+                    _dense_triangle(scene, state, ts, t, y0, y1, band)
+                    i += 1
         else:
             _sparse_run(scene, state, ts, ids[start:end], y0, y1, band)
         start = end
@@ -215,6 +222,113 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
     _dense_rect(scene, state, ts, t, in_lo, in_hi, wy0, wy1, band, False)
     if in_hi < wx1:
         _dense_rect(scene, state, ts, t, in_hi + 1, wx1, wy0, wy1, band, True)
+
+
+def _mates(ts, t: int) -> bool:
+    """Whether triangles t and t+1 shade as one convex quad.
+
+    True when they share an edge (in opposite directions, so they lie either
+    side of it and the fill rule gives each pixel on it to exactly one of
+    them), their union is convex, and every pixel gets the same values from
+    either: the same attribute, depth and 1/w planes (equal floats, constant
+    terms not -0, so even the sign of a zero result cannot differ), facing
+    and w flags.  The two halves of a clipped full-screen triangle and the
+    two triangles of an affinely textured quad are such pairs; shading them
+    together removes the masked strips along the shared diagonal.  Cached
+    per triangle set (a pure function of it; racing workers agree)."""
+    cache = ts.__dict__.setdefault("_mates", {})
+    hit = cache.get(t)
+    if hit is None:
+        hit = cache[t] = _mates_uncached(ts, t)
+    return hit
+
+
+def _planes_same(p: np.ndarray, q: np.ndarray) -> bool:
+    """Plane coefficients (3, ...) [a0, dadx, dady] that evaluate to the same
+    float32 everywhere: equal (no NaN) and no constant term is -0."""
+    if not np.array_equal(p, q):
+        return False
+    a0 = p[0]
+    return not bool(np.any((a0 == 0) & np.signbit(a0)))
+
+
+def _mates_uncached(ts, t: int) -> bool:
+    u = t + 1
+    if u >= ts.count or ts.vx is None:
+        return False
+    if bool(ts.facing[t]) != bool(ts.facing[u]) or bool(ts.w_is_one[t]) != bool(ts.w_is_one[u]):
+        return False
+    if not (
+        _planes_same(ts.z[t], ts.z[u])
+        and _planes_same(ts.oow[t], ts.oow[u])
+        and all(_planes_same(ts.inputs[t, k], ts.inputs[u, k]) for k in range(ts.inputs.shape[1]))
+    ):
+        return False
+    va = [(int(x), int(y)) for x, y in zip(ts.vx[t], ts.vy[t])]
+    vb = [(int(x), int(y)) for x, y in zip(ts.vx[u], ts.vy[u])]
+    if len(set(va)) != 3 or len(set(vb)) != 3:
+        return False
+    for i in range(3):
+        p, q = va[i], va[(i + 1) % 3]
+        for j in range(3):
+            if vb[j] == q and vb[(j + 1) % 3] == p:
+                a = va[(i + 2) % 3]
+                b = vb[(j + 2) % 3]
+                # convex iff p and q lie strictly on opposite sides of the line ab
+                ex, ey = b[0] - a[0], b[1] - a[1]
+                sp = ex * (p[1] - a[1]) - ey * (p[0] - a[0])
+                sq = ex * (q[1] - a[1]) - ey * (q[0] - a[0])
+                return (sp > 0 and sq < 0) or (sp < 0 and sq > 0)
+    return False
+
+
+def _dense_pair(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
+    """Triangles t and t+1 (see :func:`_mates`) over the band: the columns
+    their union covers in every row in one unmasked rectangle (t's planes,
+    which are t+1's), the strips beside it per triangle with masks."""
+    u = t + 1
+    rows = []
+    for k in (t, u):
+        bx0, by0, bx1, by1 = (int(v) for v in ts.bbox[k])
+        ky0, ky1 = max(by0, y0), min(by1, y1 - 1)
+        span = _span(ts, k, ky0, ky1) if ky0 <= ky1 else None
+        if span is not None:
+            kx0, kx1 = max(bx0, span[0]), min(bx1, span[1])
+            if kx0 <= kx1:
+                rows.append((k, kx0, kx1, ky0, ky1))
+    if len(rows) < 2:
+        for k, *_ in rows:
+            _dense_triangle(scene, state, ts, k, y0, y1, band)
+        return
+    wx0 = min(r[1] for r in rows)
+    wx1 = max(r[2] for r in rows)
+    wy0 = min(r[3] for r in rows)
+    wy1 = max(r[4] for r in rows)
+    # The union is convex: its covered columns in any row are the union of
+    # the two (adjacent) row spans, and the columns covered in every row are
+    # those covered in the first and in the last.
+    bounds = []
+    for y in (wy0, wy1):
+        spans = [s for s in (_row_span(ts, t, y), _row_span(ts, u, y)) if s[0] <= s[1]]
+        if not spans:
+            bounds = None
+            break
+        bounds.append((min(s[0] for s in spans), max(s[1] for s in spans)))
+    in_lo, in_hi = 0, -1
+    if bounds:
+        in_lo = (max(bounds[0][0], bounds[1][0], wx0) + 1) & ~1
+        in_hi = ((min(bounds[0][1], bounds[1][1], wx1) + 1) & ~1) - 1
+    if in_hi - in_lo + 1 < 16:
+        _dense_triangle(scene, state, ts, t, y0, y1, band)
+        _dense_triangle(scene, state, ts, u, y0, y1, band)
+        return
+    for k, kx0, kx1, ky0, ky1 in rows:
+        if kx0 < in_lo:
+            _dense_rect(scene, state, ts, k, kx0, min(kx1, in_lo - 1), ky0, ky1, band, True)
+    _dense_rect(scene, state, ts, t, in_lo, in_hi, wy0, wy1, band, False)
+    for k, kx0, kx1, ky0, ky1 in rows:
+        if in_hi < kx1:
+            _dense_rect(scene, state, ts, k, max(kx0, in_hi + 1), kx1, ky0, ky1, band, True)
 
 
 def _row_span(ts, t: int, y: int) -> tuple[int, int]:

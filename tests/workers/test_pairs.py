@@ -1,0 +1,238 @@
+"""Two triangles that shade as one quad (workers.raster._mates / _dense_pair).
+
+The halves of a clipped full-screen triangle and the two triangles of an
+affine quad have the same planes; the rasterizer shades their union's
+interior as one unmasked rectangle.  Every test here renders with that path
+and with it switched off and requires the same bytes (colour and depth), and
+checks that the path ran, or did not, as expected.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import PASS_VS, make_target, read_rgba8, set_vertices
+
+import workers.raster as raster
+from gallium import pipe
+
+FS_PLAIN = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+# runs the shader kernel (not a pure pass-through)
+FS_MUL_ONE = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
+  0: MUL OUT[0], IN[0], IMM[0]
+  1: END
+"""
+
+ADD = pipe.RtBlendState(
+    blend_enable=True,
+    rgb_func=pipe.BlendFunc.ADD,
+    rgb_src_factor=pipe.BlendFactor.ONE,
+    rgb_dst_factor=pipe.BlendFactor.ONE,
+    alpha_func=pipe.BlendFunc.ADD,
+    alpha_src_factor=pipe.BlendFactor.ONE,
+    alpha_dst_factor=pipe.BlendFactor.ONE,
+)
+OVER = pipe.RtBlendState(
+    blend_enable=True,
+    rgb_func=pipe.BlendFunc.ADD,
+    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+    alpha_func=pipe.BlendFunc.ADD,
+    alpha_src_factor=pipe.BlendFactor.ONE,
+    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+)
+
+
+def vertex(x, y, z, colour):
+    return [x, y, z, 1.0, *colour]
+
+
+def render(screen, verts, *, w, h, fs=FS_PLAIN, blend=None, depth=False, scissor=None,
+           fmt=pipe.Format.R8G8B8A8_UNORM, threaded=False):  # fmt: skip
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        zs_fmt = pipe.Format.Z32_FLOAT if depth else None
+        rt, zs = make_target(screen, ctx, w, h, fmt=fmt, zs_format=zs_fmt)
+        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
+        ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=fs)))
+        ctx.bind_vertex_elements_state(
+            ctx.create_vertex_elements_state(
+                [
+                    pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                    pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                ]
+            )
+        )
+        if blend is not None:
+            ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
+        if depth:
+            dsa = pipe.DepthStencilAlphaState(
+                depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.LESS)
+            )
+            ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+        if scissor is not None:
+            ctx.bind_rasterizer_state(
+                ctx.create_rasterizer_state(pipe.RasterizerState(scissor=True))
+            )
+            ctx.set_scissor_states(0, [pipe.ScissorState(*scissor)])
+        ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0.1, 0.2, 0.3, 0.4), depth=1.0)
+        set_vertices(ctx, verts)
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=len(verts)))
+        ctx.flush()
+        out = [read_rgba8(ctx, rt)]
+        if zs is not None:
+            out.append(read_rgba8(ctx, zs))
+        return out
+    finally:
+        ctx.destroy()
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts _dense_pair calls; everything is dense so small targets exercise it."""
+    monkeypatch.setattr(raster, "DENSE_MIN_PIXELS", 0)
+    calls = []
+    real = raster._dense_pair
+
+    def spy(scene, state, ts, t, *rest):
+        calls.append(t)
+        return real(scene, state, ts, t, *rest)
+
+    monkeypatch.setattr(raster, "_dense_pair", spy)
+    return calls
+
+
+def both_ways(screen, monkeypatch, calls, verts, **kw):
+    """(bytes with pairs, bytes without, number of pair calls)."""
+    merged = render(screen, verts, **kw)
+    used = len(calls)
+    with monkeypatch.context() as m:
+        m.setattr(raster, "_mates", lambda ts, t: False)
+        apart = render(screen, verts, **kw)
+    return merged, apart, used
+
+
+# the fill scene's triangle: clipped into two halves.  With these values and
+# these framebuffer sizes float32 set-up gives both halves bit-identical planes.
+BIG = [
+    vertex(-1.0, -1.0, 0.25, (1, 0, 0, 1)),
+    vertex(3.0, -1.0, 0.5, (0, 1, 0, 1)),
+    vertex(-1.0, 3.0, 0.75, (0, 0, 1, 1)),
+]
+# Other alphas (and other sizes) give planes a few ulps apart: two triangles.
+BIG_ULPS = [
+    vertex(-1.0, -1.0, 0.2, (1, 0, 0, 0.5)),
+    vertex(3.0, -1.0, 0.6, (0, 1, 0, 0.7)),
+    vertex(-1.0, 3.0, 0.9, (0, 0, 1, 0.3)),
+]
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(w=128, h=128),
+        dict(w=256, h=256, fs=FS_MUL_ONE),
+        dict(w=128, h=128, blend=OVER, depth=True),
+        dict(w=64, h=70, depth=True, fs=FS_MUL_ONE),
+        dict(w=128, h=128, scissor=(7, 5, 120, 90)),
+        dict(w=64, h=70, fmt=pipe.Format.R32G32B32A32_FLOAT, fs=FS_MUL_ONE),
+        dict(w=256, h=256, threaded=True, blend=OVER),
+    ],
+    ids=["plain", "kernel-4bands", "blend-depth", "kernel-depth", "scissor", "float32", "tc"],
+)
+def test_clipped_full_screen_triangle_same_bytes_as_two_triangles(screen, monkeypatch, counted, kw):
+    merged, apart, used = both_ways(screen, monkeypatch, counted, BIG, **kw)
+    bands = -(-kw["h"] // 64)
+    assert used == bands  # one pair per band
+    for a, b in zip(merged, apart):
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("verts,size", [(BIG_ULPS, (128, 128)), (BIG, (130, 98))],
+                         ids=["other-values", "other-size"])  # fmt: skip
+def test_halves_with_unequal_planes_stay_two_triangles(screen, monkeypatch, counted, verts, size):
+    merged, apart, used = both_ways(
+        screen, monkeypatch, counted, verts, w=size[0], h=size[1], depth=True
+    )
+    assert used == 0
+    for a, b in zip(merged, apart):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_a_quad_is_shaded_once_per_pixel(screen, monkeypatch, counted):
+    # additive blending: a pixel shaded twice would read 2x, a missed one the clear
+    c = (10 / 255, 20 / 255, 30 / 255, 40 / 255)
+    v = [vertex(-1, -1, 0.5, c), vertex(1, -1, 0.5, c), vertex(-1, 1, 0.5, c), vertex(1, 1, 0.5, c)]
+    quad = [v[0], v[1], v[2], v[2], v[1], v[3]]
+    merged, apart, used = both_ways(screen, monkeypatch, counted, quad, w=150, h=110, blend=ADD)
+    assert used >= 1
+    clear = np.array([26, 51, 76, 102], np.uint8)  # (0.1, 0.2, 0.3, 0.4) in UNORM8
+    expect = np.broadcast_to(clear + np.array([10, 20, 30, 40], np.uint8), (110, 150, 4))
+    assert np.array_equal(merged[0], expect)
+    assert np.array_equal(apart[0], expect)
+
+
+def test_a_tilted_affine_quad(screen, monkeypatch, counted):
+    # colour and depth affine in x, y: both triangles get the same planes here
+    def at(x, y):
+        return vertex(x, y, 0.5 + x / 4 - y / 8, (0.5 + x / 4, 0.5 - y / 4, 0.25, 1.0))
+
+    pts = [at(-0.5, -1.0), at(1.0, -0.5), at(-1.0, 0.5), at(0.5, 1.0)]  # a tilted square
+    quad = [pts[0], pts[1], pts[2], pts[2], pts[1], pts[3]]
+    merged, apart, used = both_ways(screen, monkeypatch, counted, quad, w=128, h=128, depth=True)
+    assert used == 2  # both 64-row bands
+    assert merged[0].tobytes() == apart[0].tobytes()
+    assert merged[1].tobytes() == apart[1].tobytes()
+
+
+def test_non_affine_quad_is_two_triangles(screen, monkeypatch, counted):
+    v = [
+        vertex(-1, -1, 0.5, (1, 0, 0, 1)),
+        vertex(1, -1, 0.5, (0, 1, 0, 1)),
+        vertex(-1, 1, 0.5, (0, 0, 1, 1)),
+        vertex(1, 1, 0.5, (1, 1, 1, 1)),
+    ]
+    quad = [v[0], v[1], v[2], v[2], v[1], v[3]]
+    merged, apart, used = both_ways(screen, monkeypatch, counted, quad, w=100, h=90)
+    assert used == 0
+    assert merged[0].tobytes() == apart[0].tobytes()
+
+
+def test_a_non_convex_pair_is_two_triangles(screen, monkeypatch, counted):
+    # a dart: shared edge p-q, both other vertices below p; equal (constant) planes
+    c = (0.2, 0.4, 0.6, 0.8)
+    p, q = vertex(0.0, -0.6, 0.5, c), vertex(0.0, 0.9, 0.5, c)
+    a, b = vertex(-0.9, -0.9, 0.5, c), vertex(0.9, -0.9, 0.5, c)
+    dart = [a, p, q, q, p, b]
+    merged, apart, used = both_ways(screen, monkeypatch, counted, dart, w=120, h=100, blend=ADD)
+    assert used == 0
+    assert merged[0].tobytes() == apart[0].tobytes()
+    # the notch between a, p and b (NDC y -0.75 at x 0) is not drawn; inside, once
+    assert np.array_equal(merged[0][12, 60], [26, 51, 76, 102])
+    assert np.array_equal(merged[0][40, 45], [26 + 51, 51 + 102, 76 + 153, 255])
+
+
+def test_planes_same_rules():
+    p = np.array([[0.5, 1.0], [0.0, -2.0], [0.25, 0.0]], np.float32)
+    q = p.copy()
+    q[1, 0] = -0.0  # a zero slope's sign cannot change a sum whose constant is not -0
+    q[2, 1] = -0.0
+    assert raster._planes_same(p, q)
+    r = p.copy()
+    r[0, 1] = 1.0000001
+    assert not raster._planes_same(p, r)
+    z = np.zeros((3, 2), np.float32)
+    nz = z.copy()
+    nz[0, 0] = -0.0  # (-0 + -0*x) is -0, (-0 + 0*x) is +0
+    assert not raster._planes_same(nz, nz.copy())
+    nan = p.copy()
+    nan[0, 0] = np.nan
+    assert not raster._planes_same(nan, nan.copy())

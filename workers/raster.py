@@ -50,6 +50,7 @@ from gallium.tgsi.compiler import ExecEnv
 
 from .fragment import (
     FragmentState,
+    MixedPlaneColour,
     PixelPlaneColour,
     PlaneColour,
     compare,
@@ -182,8 +183,9 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
             i = start
             while i < end:
                 t = int(ids[i])
-                if i + 1 < end and int(ids[i + 1]) == t + 1 and _mates(ts, t):
-                    _dense_pair(scene, state, ts, t, y0, y1, band)
+                pair = _pair(ts, t) if i + 1 < end and int(ids[i + 1]) == t + 1 else None
+                if pair is not None and (pair[0] or _mixable(state, ts)):
+                    _dense_pair(scene, state, ts, t, pair, y0, y1, band)
                     i += 2
                 else:
                     _dense_triangle(scene, state, ts, t, y0, y1, band)
@@ -224,23 +226,23 @@ def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1:
         _dense_rect(scene, state, ts, t, in_hi + 1, wx1, wy0, wy1, band, True)
 
 
-def _mates(ts, t: int) -> bool:
-    """Whether triangles t and t+1 shade as one convex quad.
+def _pair(ts, t: int) -> tuple[bool, int] | None:
+    """How triangles t and t+1 can be shaded as one convex quad, or None.
 
-    True when they share an edge (in opposite directions, so they lie either
-    side of it and the fill rule gives each pixel on it to exactly one of
-    them), their union is convex, and every pixel gets the same values from
-    either: the same attribute, depth and 1/w planes (equal floats, constant
-    terms not -0, so even the sign of a zero result cannot differ), facing
-    and w flags.  The two halves of a clipped full-screen triangle and the
-    two triangles of an affinely textured quad are such pairs; shading them
-    together removes the masked strips along the shared diagonal.  Cached
-    per triangle set (a pure function of it; racing workers agree)."""
-    cache = ts.__dict__.setdefault("_mates", {})
-    hit = cache.get(t)
-    if hit is None:
-        hit = cache[t] = _mates_uncached(ts, t)
-    return hit
+    They qualify when they share an edge in opposite directions (so they lie
+    either side of it and the fill rule gives each pixel on it to exactly one
+    of them), their union is convex and they face the same way.  Returns
+    ``(same, edge)``: ``edge`` is the shared edge's index in t (t covers a
+    pixel of the union exactly where that edge function is positive);
+    ``same`` says every pixel gets the same values from either triangle (the
+    same attribute, depth and 1/w planes: equal floats, constant terms not
+    -0, so even the sign of a zero result cannot differ), as for the halves
+    of a clipped full-screen triangle or of an affinely textured quad.
+    Cached per triangle set (a pure function of it; racing workers agree)."""
+    cache = ts.__dict__.setdefault("_pairs", {})
+    if t not in cache:
+        cache[t] = _pair_uncached(ts, t)
+    return cache[t]
 
 
 def _planes_same(p: np.ndarray, q: np.ndarray) -> bool:
@@ -252,22 +254,14 @@ def _planes_same(p: np.ndarray, q: np.ndarray) -> bool:
     return not bool(np.any((a0 == 0) & np.signbit(a0)))
 
 
-def _mates_uncached(ts, t: int) -> bool:
+def _pair_uncached(ts, t: int) -> tuple[bool, int] | None:
     u = t + 1
-    if u >= ts.count or ts.vx is None:
-        return False
-    if bool(ts.facing[t]) != bool(ts.facing[u]) or bool(ts.w_is_one[t]) != bool(ts.w_is_one[u]):
-        return False
-    if not (
-        _planes_same(ts.z[t], ts.z[u])
-        and _planes_same(ts.oow[t], ts.oow[u])
-        and all(_planes_same(ts.inputs[t, k], ts.inputs[u, k]) for k in range(ts.inputs.shape[1]))
-    ):
-        return False
+    if u >= ts.count or ts.vx is None or bool(ts.facing[t]) != bool(ts.facing[u]):
+        return None
     va = [(int(x), int(y)) for x, y in zip(ts.vx[t], ts.vy[t])]
     vb = [(int(x), int(y)) for x, y in zip(ts.vx[u], ts.vy[u])]
     if len(set(va)) != 3 or len(set(vb)) != 3:
-        return False
+        return None
     for i in range(3):
         p, q = va[i], va[(i + 1) % 3]
         for j in range(3):
@@ -278,14 +272,36 @@ def _mates_uncached(ts, t: int) -> bool:
                 ex, ey = b[0] - a[0], b[1] - a[1]
                 sp = ex * (p[1] - a[1]) - ey * (p[0] - a[0])
                 sq = ex * (q[1] - a[1]) - ey * (q[0] - a[0])
-                return (sp > 0 and sq < 0) or (sp < 0 and sq > 0)
-    return False
+                if not ((sp > 0 and sq < 0) or (sp < 0 and sq > 0)):
+                    return None
+                same = (
+                    bool(ts.w_is_one[t]) == bool(ts.w_is_one[u])
+                    and _planes_same(ts.z[t], ts.z[u])
+                    and _planes_same(ts.oow[t], ts.oow[u])
+                    and all(
+                        _planes_same(ts.inputs[t, k], ts.inputs[u, k])
+                        for k in range(ts.inputs.shape[1])
+                    )
+                )
+                return same, i
+    return None
 
 
-def _dense_pair(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
-    """Triangles t and t+1 (see :func:`_mates`) over the band: the columns
-    their union covers in every row in one unmasked rectangle (t's planes,
-    which are t+1's), the strips beside it per triangle with masks."""
+def _mixable(state: FragmentState, ts) -> bool:
+    """Whether a pair with different planes can share one rectangle: a
+    pass-through shader (no kernel) whose outputs are the input planes, so
+    each pixel can take its own triangle's planes (MixedPlaneColour)."""
+    return state.passthrough is not None and _planes_direct(state, ts)
+
+
+def _dense_pair(
+    scene: Scene, state: FragmentState, ts, t: int, pair, y0: int, y1: int, band: int
+) -> None:
+    """Triangles t and t+1 (see :func:`_pair`) over the band: the columns
+    their union covers in every row as unmasked rectangles (one, with t's
+    planes, when the planes are the same; otherwise the columns either side
+    of the shared edge per triangle and the columns it crosses with each
+    pixel's own planes), the strips beside them per triangle with masks."""
     u = t + 1
     rows = []
     for k in (t, u):
@@ -325,10 +341,89 @@ def _dense_pair(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int
     for k, kx0, kx1, ky0, ky1 in rows:
         if kx0 < in_lo:
             _dense_rect(scene, state, ts, k, kx0, min(kx1, in_lo - 1), ky0, ky1, band, True)
-    _dense_rect(scene, state, ts, t, in_lo, in_hi, wy0, wy1, band, False)
+    same, edge = pair
+    if same:
+        _dense_rect(scene, state, ts, t, in_lo, in_hi, wy0, wy1, band, False)
+    else:
+        _split_interior(scene, state, ts, t, edge, in_lo, in_hi, wy0, wy1, band)
     for k, kx0, kx1, ky0, ky1 in rows:
         if in_hi < kx1:
             _dense_rect(scene, state, ts, k, max(kx0, in_hi + 1), kx1, ky0, ky1, band, True)
+
+
+def _split_interior(scene, state, ts, t: int, edge: int, x0, x1, y0, y1, band) -> None:
+    """A rectangle every pixel of which triangle t or t+1 covers, t exactly
+    where its shared edge ``edge`` is positive: the columns (or rows) wholly
+    on one side go to that triangle, the columns the edge crosses are shaded
+    once with each pixel's own planes."""
+    u = t + 1
+    c = int(ts.c[t, edge])
+    dx = int(ts.dcdx[t, edge]) << 8
+    dy = int(ts.dcdy[t, edge]) << 8
+    if dx == 0:
+        # horizontal edge: t's rows are those where c + dy*y > 0 (a prefix or a suffix)
+        ys = np.arange(y0, y1 + 1, dtype=np.int64)
+        on_t = (c + dy * ys) > 0
+        k = int(np.count_nonzero(on_t))
+        first, second = (t, u) if on_t[0] else (u, t)
+        split = y0 + (k if on_t[0] else (ys.size - k))
+        if split > y0:
+            _dense_rect(scene, state, ts, first, x0, x1, y0, split - 1, band, False)
+        if split <= y1:
+            _dense_rect(scene, state, ts, second, x0, x1, split, y1, band, False)
+        return
+    # t covers x <= (c + dy*y - 1) // dx when dx > 0, x >= (-(c + dy*y)) // -dx + 1
+    # when dx < 0: linear in y, so the first and the last row bound every row.
+    if dx > 0:
+        ks = [(c + dy * y - 1) // dx for y in (y0, y1)]
+        left, right = t, u
+        left_end, right_start = min(ks), max(ks) + 1
+    else:
+        ms = [(-(c + dy * y)) // -dx + 1 for y in (y0, y1)]
+        left, right = u, t
+        left_end, right_start = min(ms) - 1, max(ms)
+    if min(left_end, x1) >= x0:
+        _dense_rect(scene, state, ts, left, x0, min(left_end, x1), y0, y1, band, False)
+    m0, m1 = max(left_end + 1, x0), min(right_start - 1, x1)
+    if m0 <= m1:
+        _dense_mixed(scene, state, ts, t, c, dx, dy, m0, m1, y0, y1, band)
+    if max(right_start, x0) <= x1:
+        _dense_rect(scene, state, ts, right, max(right_start, x0), x1, y0, y1, band, False)
+
+
+def _dense_mixed(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band) -> None:
+    """Pass-through outputs over a rectangle covered by t and t+1 together:
+    t's planes where its shared edge ``c - dx*x + dy*y`` is positive, t+1's
+    elsewhere; one set of fragment operations for the whole rectangle."""
+    u = t + 1
+    px = np.arange(x0, x1 + 1, dtype=np.int64)
+    py = np.arange(y0, y1 + 1, dtype=np.int64)
+    on_t = ((c - dx * px)[None, :] + (dy * py)[:, None]) > 0
+    outputs = {}
+    for reg, slot in state.passthrough.items():
+        table = _unorm8_table(ts, slot)
+        outputs[reg] = MixedPlaneColour(
+            PlaneColour(ts.inputs[t, slot], px, py, table[t]),
+            PlaneColour(ts.inputs[u, slot], px, py, table[u]),
+            on_t,
+        )
+    z: object = F32(0.0)
+    if scene.zsbuf is not None and state.depth_enabled:
+        h, w = py.size, px.size
+        zt = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), h, w, (slice(None),) * 2)
+        zu = _sub2(_DenseGeom(px, py, u).plane_exact(ts.z[u]), h, w, (slice(None),) * 2)
+        z = np.where(on_t, zt, zu)
+    _fragment_ops(
+        scene,
+        state,
+        (slice(y0, y1 + 1), slice(x0, x1 + 1)),
+        True,
+        None,
+        outputs,
+        z,
+        bool(ts.facing[t]),
+        band,
+    )
 
 
 def _row_span(ts, t: int, y: int) -> tuple[int, int]:

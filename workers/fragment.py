@@ -66,6 +66,8 @@ class FragmentState:
     # The shader only copies interpolated inputs to colour outputs: OUT
     # register -> attribute slot (see passthrough_slots), else None.
     passthrough: dict[int, int] | None = None
+    # The shader is one TEX of an interpolated input (see texpass_info), else None.
+    texpass: Any = None
 
     @property
     def depth_enabled(self) -> bool:
@@ -139,6 +141,66 @@ def same_raster_state(a: FragmentState, b: FragmentState) -> bool:
     if (a.textures is None) != (b.textures is None):
         return False
     return a.textures is None or a.textures.same_as(b.textures)
+
+
+@dataclass(frozen=True)
+class TexPass:
+    """A fragment shader that is one ``TEX OUT[out], IN[j].<s t ..>, SAMP[unit], 2D``."""
+
+    out: int  # COLOR output register
+    slot: int  # attribute slot of IN[j]
+    s: int  # component of IN[j] giving s
+    t: int  # component giving t
+    unit: int  # sampler view and sampler state
+
+
+def texpass_info(kernel: Any, fs_inputs: list[tuple[int, str, int]]) -> TexPass | None:
+    """The TexPass a fragment shader is, or None.  Such a shader's colour is
+    its texture sample: the rasterizer can sample a whole rectangle at once
+    when the coordinates are axis-aligned (see sampler.separable_texels)."""
+    cache = kernel.__dict__.setdefault("_texpass_cache", {})
+    key = tuple(fs_inputs)
+    if key not in cache:
+        cache[key] = _texpass(kernel, fs_inputs)
+    return cache[key]
+
+
+def _texpass(kernel: Any, fs_inputs: list[tuple[int, str, int]]) -> TexPass | None:
+    insts = [i for i in kernel.shader.instructions if i.opcode != "END"]
+    if len(insts) != 1:
+        return None
+    inst = insts[0]
+    if (
+        inst.opcode != "TEX"
+        or inst.saturate
+        or inst.texture != "2D"
+        or inst.tex_offsets
+        or len(inst.dst) != 1
+        or len(inst.src) != 2
+    ):
+        return None
+    d, src, samp = inst.dst[0], inst.src[0], inst.src[1]
+    decl = kernel.output_decls.get(d.reg.index)
+    slots = {reg: slot for reg, kind, slot in fs_inputs if kind == "attr"}
+    if not (
+        d.reg.file == "OUT"
+        and d.writemask == 0xF
+        and d.reg.indirect is None
+        and d.reg.dimension is None
+        and decl is not None
+        and decl.semantic == "COLOR"
+        and src.reg.file == "IN"
+        and src.reg.indirect is None
+        and src.reg.dimension is None
+        and not src.negate
+        and not src.absolute
+        and src.reg.index in slots
+        and samp.reg.file == "SAMP"
+        and samp.reg.indirect is None
+    ):
+        return None
+    slot = slots[src.reg.index]
+    return TexPass(d.reg.index, slot, src.swizzle[0], src.swizzle[1], samp.reg.index)
 
 
 def passthrough_slots(kernel: Any, fs_inputs: list[tuple[int, str, int]]) -> dict[int, int] | None:
@@ -322,6 +384,54 @@ class MixedPlaneColour:
         out = self.a.unorm8_stack()
         np.copyto(out, self.b.unorm8_stack(), where=~self.sel)
         return out
+
+
+class TexelWords:
+    """A colour output that is a texture sample still in the 8-bit sampler's
+    packed form: (h, w) uint32 words and, per RGBA channel, the byte of the
+    word holding it (-1: 0, -2: 1).  UNORM8 targets take the bytes as they
+    are (the same values the float round trip ``byte * fl32(1/255)`` and the
+    store's conversion give back); anything else reads ``stack()``, exactly
+    the floats the sampler would have returned."""
+
+    __slots__ = ("source", "words")
+
+    def __init__(self, words: np.ndarray, source: tuple[int, int, int, int]) -> None:
+        self.words = words
+        self.source = source
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (4, *self.words.shape)
+
+    def _byte(self, b: int) -> np.ndarray:
+        return self.words.view(np.uint8).reshape(*self.words.shape, 4)[..., b]
+
+    def stack(self) -> np.ndarray:
+        out = np.empty(self.shape, F32)
+        for c, b in enumerate(self.source):
+            if b >= 0:
+                np.multiply(self._byte(b), F32(1.0 / 255.0), out=out[c])
+            else:
+                out[c] = F32(1.0) if b == -2 else F32(0.0)
+        return out
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        return self.stack()[key]
+
+    def unorm8_stack(self) -> np.ndarray:
+        out = np.empty(self.shape, np.uint16)
+        for c, b in enumerate(self.source):
+            if b >= 0:
+                out[c] = self._byte(b)
+            else:
+                out[c] = 255 if b == -2 else 0
+        return out
+
+    def same_layout(self, perm: tuple[int, ...]) -> bool:
+        """Whether the words are already the target's pixels: every RGBA
+        channel sits in the byte the target keeps it in, no padding byte."""
+        return all(p >= 0 and b == p for b, p in zip(self.source, perm))
 
 
 class PixelPlaneColour:
@@ -864,9 +974,9 @@ def write_color(
     colormask = int(rt.colormask) & 0xF
     if colormask == 0:
         return
-    if isinstance(src1, PlaneColour | MixedPlaneColour | PixelPlaneColour):
+    if isinstance(src1, PlaneColour | MixedPlaneColour | PixelPlaneColour | TexelWords):
         src1 = src1.stack()
-    if isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour) and (
+    if isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour | TexelWords) and (
         target.kind != "unorm8" or src1 is not None
     ):
         color = color.stack()
@@ -922,7 +1032,12 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     """
     perm = target.perm
     planes = isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour)
-    if planes and not rt.blend_enable:
+    if isinstance(color, TexelWords):
+        if not rt.blend_enable and colormask == 0xF and dense and color.same_layout(perm):
+            store_masked(target.words[idx], color.words, alive)
+            return
+        src = bits = color.unorm8_stack()  # the low bytes are the values
+    elif planes and not rt.blend_enable:
         bits = None  # each channel is evaluated as it is stored
     elif planes:
         src = color.unorm8_stack()

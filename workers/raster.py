@@ -43,6 +43,7 @@ import threading
 
 import numpy as np
 
+from gallium.numpipe.sampler import separable_texels
 from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
 from gallium.numpipe.setup import F32, fma32
 from gallium.pipe.enums import CompareFunc
@@ -53,6 +54,7 @@ from .fragment import (
     MixedPlaneColour,
     PixelPlaneColour,
     PlaneColour,
+    TexelWords,
     compare,
     depth_stencil,
     unorm8_prescale,
@@ -476,6 +478,10 @@ def _dense_rect(
     if state.passthrough is not None and _planes_direct(state, ts):
         _dense_planes(scene, state, ts, t, wx0, wx1, wy0, wy1, band, cover, sub)
         return
+    if state.texpass is not None and _dense_texpass(
+        scene, state, ts, t, wx0, wx1, wy0, wy1, band, None if cover is None else cover[sub]
+    ):
+        return
     geom = _DenseGeom(px, py, t)
     outputs, kill, z = _shade(state, ts, geom, h * w, (h // 2, w // 2), bool(ts.facing[t]))
     alive = cover
@@ -531,6 +537,49 @@ def _dense_planes(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, b
         bool(ts.facing[t]),
         band,
     )
+
+
+def _dense_texpass(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, band, alive):
+    """A one-TEX shader over a write region whose texture coordinates are
+    axis-aligned (s depends on x only, t on y only: a zero dady for s, a zero
+    dadx for t, no perspective division): the sampler filters the grid of
+    columns x rows at once (sampler.separable_texels) and the packed texels
+    go to the store.  Returns False (nothing done) when that does not apply."""
+    tp = state.texpass
+    if ts.perspective[tp.slot] and not ts.w_is_one[t]:
+        return False
+    coef = ts.inputs[t, tp.slot]  # (3, 4): a0, dadx, dady
+    if coef[2, tp.s] != 0 or coef[1, tp.t] != 0:
+        return False
+    fx = np.arange(wx0, wx1 + 1, dtype=np.int64).astype(F32)
+    fy = np.arange(wy0, wy1 + 1, dtype=np.int64).astype(F32)
+    # the same float32 operations as _DenseGeom.plane: (a0 + dadx*x) + dady*y,
+    # where dady*y (for s) and dadx*x (for t) are zeros
+    s_cols = coef[1, tp.s] * fx
+    s_cols += coef[0, tp.s]
+    s_cols += coef[2, tp.s] * fy[0]
+    t_rows = coef[2, tp.t] * fy
+    t_rows += coef[1, tp.t] * fx[0] + coef[0, tp.t]
+    res = separable_texels(state.textures, tp.unit, tp.unit, s_cols, t_rows)
+    if res is None:
+        return False
+    z: object = F32(0.0)
+    if scene.zsbuf is not None and state.depth_enabled:
+        px = np.arange(wx0, wx1 + 1, dtype=np.int64)
+        py = np.arange(wy0, wy1 + 1, dtype=np.int64)
+        z = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), py.size, px.size, (slice(None),) * 2)
+    _fragment_ops(
+        scene,
+        state,
+        (slice(wy0, wy1 + 1), slice(wx0, wx1 + 1)),
+        True,
+        alive,
+        {tp.out: TexelWords(*res)},
+        z,
+        bool(ts.facing[t]),
+        band,
+    )
+    return True
 
 
 def _pixel_planes(state: FragmentState, ts, geom) -> dict:

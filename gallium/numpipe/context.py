@@ -1445,7 +1445,7 @@ class NumpipeContext:
         return TextureBindings.capture(self._views.get(stage, []), self._samplers.get(stage, []))
 
     def _fragment_state(self, fs: ShaderCSO, fs_inputs: list, scene: Scene) -> Any:
-        from workers.fragment import FragmentState, passthrough_slots
+        from workers.fragment import FragmentState, passthrough_slots, texpass_info
 
         kern = fs.kernel
         nc = len(scene.cbufs)
@@ -1493,6 +1493,7 @@ class NumpipeContext:
             counters=counters,
             needs_quads=_needs_quads(fs.shader),
             passthrough=passthrough_slots(kern, fs_inputs),
+            texpass=texpass_info(kern, fs_inputs),
         )
         dsa = self._dsa.state
         st.early_z = bool(

@@ -1398,6 +1398,138 @@ def _pick(v: Any, lanes: Any) -> Any:
 # ----------------------------------------------------------------------------
 
 
+def _linear_axis(c: np.ndarray, scale256: Any, lm1: Any, wrap: int) -> tuple[Any, Any, Any]:
+    """One axis of the 8-bit bilinear footprint: (first texel, step to the
+    second, weight of the second in 1/256) for normalized coordinates ``c``
+    on a level ``scale256 / 256`` texels long (``lm1``: its last index)."""
+    f = c * scale256
+    f -= F32(128.0)  # rint(x) - 128 == rint(x - 128) below 2**23
+    np.rint(f, out=f)
+    with np.errstate(invalid="ignore"):
+        fi = f.astype(I32)
+    i0 = fi >> 8
+    w = (fi & 255).view(U32)
+    if wrap == TexWrap.REPEAT:
+        i0 &= lm1
+        step = np.where(i0 == lm1, -lm1, 1)
+    else:
+        # 0 <= i0 < length - 1 in one unsigned compare
+        step = i0.view(U32) < (U32(lm1) if np.ndim(lm1) == 0 else lm1.view(U32))
+        np.clip(i0, 0, lm1, out=i0)
+    return i0, step, w
+
+
+def _nearest_axis(c: np.ndarray, scale: Any, lm1: Any, wrap: int) -> Any:
+    """One axis of a nearest tap (see :func:`_linear_axis`; ``scale``: the length)."""
+    i0 = _ifloor(c * scale)
+    if wrap == TexWrap.REPEAT:
+        i0 &= lm1
+    else:
+        np.clip(i0, 0, lm1, out=i0)
+    return i0
+
+
+def _lerp8_planes(a: np.ndarray, b: np.ndarray, w: Any, iw: Any) -> tuple[Any, Any]:
+    """One rounded 8-bit lerp of packed words, as its red/blue and green/alpha
+    16-bit-lane planes (both in the low bytes of their lanes): the first
+    stage of :func:`_bilerp8`."""
+    out = []
+    for shift in (0, 8):
+        x = (a >> U32(8)) & _RB_MASK if shift else a & _RB_MASK
+        y = (b >> U32(8)) & _RB_MASK if shift else b & _RB_MASK
+        x *= iw
+        y *= w
+        x += y
+        x += _ROUND_RB
+        x >>= U32(8)
+        x &= _RB_MASK
+        out.append(x)
+    return out[0], out[1]
+
+
+def separable_texels(
+    bindings: TextureBindings, unit: int, sampler: int, s_cols: np.ndarray, t_rows: np.ndarray
+) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+    """TEX of a 2D texture at (s_cols[x], t_rows[y]) for a whole (h, w) grid of
+    lanes, when the 8-bit path with one level applies (equal min/mag filters,
+    no mipmapping, CLAMP_TO_EDGE or power-of-two REPEAT, an RGBA8-like
+    format), else None.
+
+    Returns the packed words (h, w) uint32 and, per RGBA channel, the byte of
+    the word holding it (-1: 0, -2: 1).  Each lane gets exactly the bytes the
+    per-lane path computes -- the same texel indices, weights and rounded
+    lerps -- but the horizontal lerps are done once per texel row needed
+    instead of once per lane: an axis-aligned textured rectangle (a blit, a
+    full-screen pass) costs one vertical lerp per pixel (llvmpipe's linear
+    rasterizer has a path for such rectangles too)."""
+    img = bindings._image(unit, "sample")
+    state = bindings._sampler(sampler, "sample")
+    if img.target != TextureTarget.TEXTURE_2D:
+        return None
+    op = _SampleOp(img, state, TexRequest("sample", unit, sampler, "2D", 1), 1)
+    if not (
+        op.aos
+        and op.normalized
+        and op.min_f == op.mag_f
+        and op.mip_f == MipFilter.NONE
+        and img.fi.rgba8_bytes is not None
+        and all(
+            op.wrap[a] == TexWrap.CLAMP_TO_EDGE or (op.wrap[a] == TexWrap.REPEAT and img.pot[a])
+            for a in range(2)
+        )
+    ):
+        return None
+    level = img.first_level
+    width, height = int(img.widths[level]), int(img.heights[level])
+    rw = int(img.rows[level]) // 4
+    base = int(img.offsets[level]) // 4
+    words = img._typed[4]
+    s_cols = np.asarray(s_cols, F32)
+    t_rows = np.asarray(t_rows, F32)
+    if op.min_f == TexFilter.NEAREST:
+        ix = _nearest_axis(s_cols, F32(width), width - 1, op.wrap[0])
+        iy = _nearest_axis(t_rows, F32(height), height - 1, op.wrap[1])
+        idx = np.multiply(iy, rw, dtype=np.intp)[:, None] + (ix.astype(np.intp) + base)[None, :]
+        out = np.take(words, idx)
+    else:
+        ix, sx, ws = _linear_axis(s_cols, F32(width * 256), width - 1, op.wrap[0])
+        iy, sy, wt = _linear_axis(t_rows, F32(height * 256), height - 1, op.wrap[1])
+        iy1 = iy + sy
+        needed = np.unique(np.concatenate([iy, iy1]))
+        row0 = (np.multiply(needed, rw, dtype=np.intp) + base)[:, None]
+        left = np.take(words, row0 + ix[None, :])
+        right = np.take(words, row0 + (ix + sx)[None, :])
+        h_rb, h_ga = _lerp8_planes(left, right, ws, U32(256) - ws)
+        p0 = np.searchsorted(needed, iy)
+        p1 = np.searchsorted(needed, iy1)
+        wt2 = wt[:, None]
+        iwt2 = (U32(256) - wt)[:, None]
+        planes = []
+        for shift, plane in ((0, h_rb), (8, h_ga)):
+            a = np.take(plane, p0, axis=0)
+            b = np.take(plane, p1, axis=0)
+            a *= iwt2
+            b *= wt2
+            a += b
+            a += _ROUND_RB
+            if shift:
+                a &= ~_RB_MASK
+            else:
+                a >>= U32(8)
+                a &= _RB_MASK
+            planes.append(a)
+        out = planes[0]
+        out |= planes[1]
+    order = _byte_order(img.fi)
+    source = []
+    for sw in img.view.swizzle:
+        if sw <= Swizzle.W:
+            source.append(order[sw])
+        else:
+            source.append(-2 if sw == Swizzle.ONE else -1)
+    return out, (source[0], source[1], source[2], source[3])
+
+
 def _lerp8(w: Any, v0: np.ndarray, v1: np.ndarray) -> np.ndarray:
     """Per byte of packed RGBA8 words: v0 + floor((w * (v1 - v0) + 128) / 256),
     computed as (v0 * (256 - w) + v1 * w + 128) >> 8 on two channels at a time."""
@@ -1621,28 +1753,11 @@ class _Taps:
             wrap = op.wrap[axis]
             lm1 = length - 1 if uniform else np.take(img.max_i32[axis], level)
             if linear:
-                f = c * (F32(length * 256) if uniform else np.take(img.size256_f32[axis], level))
-                f -= F32(128.0)  # rint(x) - 128 == rint(x - 128) below 2**23
-                np.rint(f, out=f)
-                with np.errstate(invalid="ignore"):
-                    fi = f.astype(I32)
-                i0 = fi >> 8
-                w = (fi & 255).view(U32)
-                if wrap == TexWrap.REPEAT:
-                    i0 &= lm1
-                    step = np.where(i0 == lm1, -lm1, 1)
-                else:
-                    # 0 <= i0 < length - 1 in one unsigned compare
-                    step = i0.view(U32) < (U32(lm1) if uniform else lm1.view(U32))
-                    np.clip(i0, 0, lm1, out=i0)
-                parts.append((i0, step, w))
+                scale = F32(length * 256) if uniform else np.take(img.size256_f32[axis], level)
+                parts.append(_linear_axis(c, scale, lm1, wrap))
             else:
-                i0 = _ifloor(c * (F32(length) if uniform else np.take(img.size_f32[axis], level)))
-                if wrap == TexWrap.REPEAT:
-                    i0 &= lm1
-                else:
-                    np.clip(i0, 0, lm1, out=i0)
-                parts.append((i0, None, None))
+                scale = F32(length) if uniform else np.take(img.size_f32[axis], level)
+                parts.append((_nearest_axis(c, scale, lm1, wrap), None, None))
         idx = np.multiply(parts[1][0], rw, dtype=np.intp)
         idx += parts[0][0]
         idx += base

@@ -17,6 +17,7 @@ with ``t = a*b; (t + (t >> 8) + 128) >> 8``, adds with saturation.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1022,6 +1023,74 @@ def _write_channels(
         target_arr[idx] = out
 
 
+_band = threading.local()
+
+
+class ResidentColour:
+    """Blended UNORM8 rectangles a band keeps unpacked between writes.
+
+    A blended write reads the destination's bytes into a (4, h, w) stack and
+    stores the result back.  When the next blended write to the same target
+    covers exactly the same rectangle (layers of full-screen passes), the
+    stack it would read is the one just computed: it is kept here instead of
+    being stored and read back, and stored once, when anything else touches
+    an overlapping part of the target or when the band ends
+    (``workers.raster.execute_band`` installs one per band on its thread).
+    The bytes that end up in the framebuffer are the same."""
+
+    def __init__(self) -> None:
+        self.rects: dict[tuple[int, int, int, int, int], tuple[Any, tuple, np.ndarray]] = {}
+
+    @staticmethod
+    def _key(target: Any, idx: tuple) -> tuple[int, int, int, int, int]:
+        return (id(target), idx[0].start, idx[0].stop, idx[1].start, idx[1].stop)
+
+    def take(self, target: Any, idx: tuple) -> np.ndarray | None:
+        hit = self.rects.pop(self._key(target, idx), None)
+        return None if hit is None else hit[2]
+
+    def put(self, target: Any, idx: tuple, stack: np.ndarray) -> None:
+        self.rects[self._key(target, idx)] = (target, idx, stack)
+
+    def release(self, target: Any, idx: tuple | None = None) -> None:
+        """Store the kept rectangles of ``target`` that ``idx`` (a pair of
+        slices; None: anything) overlaps."""
+        for key, (t, kidx, stack) in list(self.rects.items()):
+            if t is target and (idx is None or _overlap(kidx, idx)):
+                del self.rects[key]
+                _store_stack(t, kidx, stack)
+
+    def drop(self, target: Any) -> None:
+        """Forget the kept rectangles of ``target`` (a clear overwrites them)."""
+        for key in [k for k, v in self.rects.items() if v[0] is target]:
+            del self.rects[key]
+
+    def release_all(self) -> None:
+        rects, self.rects = self.rects, {}
+        for t, kidx, stack in rects.values():
+            _store_stack(t, kidx, stack)
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return all(x.start < y.stop and y.start < x.stop for x, y in zip(a, b))
+
+
+def _store_stack(target: Any, idx: tuple, stack: np.ndarray) -> None:
+    pixels = target.typed[idx]
+    for i, p in enumerate(target.perm):
+        if p >= 0:
+            pixels[..., p] = stack[i]
+
+
+def resident_colour() -> ResidentColour | None:
+    """The current band's ResidentColour (None outside a band)."""
+    return getattr(_band, "resident", None)
+
+
+def set_resident_colour(res: ResidentColour | None) -> None:
+    _band.resident = res
+
+
 def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
     """4 x 8-bit UNORM targets.
 
@@ -1031,6 +1100,15 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     and the words are stored with one (masked) write.
     """
     perm = target.perm
+    kept = None  # the destination's bytes as a band kept them (ResidentColour)
+    resident = resident_colour()
+    keep = resident is not None and rt.blend_enable and dense and alive is None
+    if keep:
+        kept = resident.take(target, idx)
+        if kept is None:
+            resident.release(target, idx)
+    elif resident is not None:
+        resident.release(target, idx if dense else None)
     planes = isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour)
     if isinstance(color, TexelWords):
         if not rt.blend_enable and colormask == 0xF and dense and color.same_layout(perm):
@@ -1045,19 +1123,29 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
         bits = unorm8_bits(color)  # (4, ...) uint32, low byte = the UNORM8 value
         src = bits.astype(np.uint16)  # the high half is 0x4B40: dropped
     if rt.blend_enable:
-        pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)
-        dst = np.empty(src.shape, np.uint8)
-        for i in range(4):
-            if perm[i] >= 0:
-                dst[i] = pixels[..., perm[i]]
-            else:
-                dst[i] = 255
+        if kept is not None:
+            dst = kept
+        else:
+            pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)
+            dst = np.empty(src.shape, np.uint8)
+            for i in range(4):
+                if perm[i] >= 0:
+                    dst[i] = pixels[..., perm[i]]
+                else:
+                    dst[i] = 255
         s1 = None
         if src1 is not None:
             s1 = unorm8_bits(src1).astype(np.uint16)
         bits = blend_unorm8(rt, src, dst, state.blend_color, s1)
     shape = color.shape[1:] if bits is None else bits.shape[1:]
     channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
+    if keep:
+        # the rectangle's bytes after this write: written channels' low bytes,
+        # the rest as they were; stored when the band is done with them
+        for i in channels:
+            np.copyto(dst[i], bits[i], casting="unsafe")
+        resident.put(target, idx, dst)
+        return
     if not channels:
         return
     if dense and alive is None:

@@ -54,9 +54,11 @@ from .fragment import (
     MixedPlaneColour,
     PixelPlaneColour,
     PlaneColour,
+    ResidentColour,
     TexelWords,
     compare,
     depth_stencil,
+    set_resident_colour,
     unorm8_prescale,
     write_color,
 )
@@ -75,15 +77,24 @@ _OYF = _OY.astype(F32)
 def execute_band(scene: Scene, band: int) -> None:
     y0 = band * scene.band_rows
     y1 = min(scene.height, y0 + scene.band_rows)
-    for cmd in scene.commands:
-        if isinstance(cmd, DrawCmd):
-            ids = cmd.triangles_in_band(band)
-            if ids.size:
-                _draw(scene, cmd, ids, y0, y1, band)
-        elif isinstance(cmd, ClearCmd):
-            _clear(scene, cmd, y0, y1)
-        elif isinstance(cmd, MarkerCmd):
-            cmd.run(band)
+    resident = ResidentColour()
+    set_resident_colour(resident)
+    try:
+        for cmd in scene.commands:
+            if isinstance(cmd, DrawCmd):
+                ids = cmd.triangles_in_band(band)
+                if ids.size:
+                    _draw(scene, cmd, ids, y0, y1, band)
+            elif isinstance(cmd, ClearCmd):
+                for index, _ in cmd.colors:
+                    resident.drop(scene.cbufs[index])
+                _clear(scene, cmd, y0, y1)
+            elif isinstance(cmd, MarkerCmd):
+                resident.release_all()  # every command before it has landed
+                cmd.run(band)
+    finally:
+        set_resident_colour(None)
+        resident.release_all()
 
 
 # ----------------------------------------------------------------------------

@@ -438,15 +438,19 @@ class TexelWords:
 class PixelPlaneColour:
     """:class:`PlaneColour` for a list of pixels, each with its own triangle.
 
-    ``coef`` is (n, 3, 4) float32 (the triangle's planes per pixel) and
-    ``scaled`` the same through :func:`unorm8_prescale`; ``fx``/``fy`` the
-    pixels' float32 coordinates.
+    ``planes`` is (M, 3, 4) float32, every triangle's planes; ``scaled`` the
+    same through :func:`unorm8_prescale`, channel-major (4, 3, M); ``tq``
+    the triangle of each pixel and ``fx``/``fy`` the pixels' float32
+    coordinates.  Coefficients are gathered per pixel only when asked for,
+    one channel's coefficient at a time for UNORM8 stores.
     """
 
-    __slots__ = ("_stack", "coef", "fx", "fy", "scaled")
+    __slots__ = ("_stack", "fx", "fy", "planes", "scaled", "tq")
 
-    def __init__(self, coef: np.ndarray, scaled: np.ndarray, fx: np.ndarray, fy: np.ndarray):
-        self.coef, self.scaled, self.fx, self.fy = coef, scaled, fx, fy
+    def __init__(
+        self, planes: np.ndarray, scaled: np.ndarray, tq: np.ndarray, fx: np.ndarray, fy: np.ndarray
+    ) -> None:
+        self.planes, self.scaled, self.tq, self.fx, self.fy = planes, scaled, tq, fx, fy
         self._stack: np.ndarray | None = None
 
     @property
@@ -455,7 +459,7 @@ class PixelPlaneColour:
 
     def stack(self) -> np.ndarray:
         if self._stack is None:
-            c = np.moveaxis(self.coef, 2, 0)  # (4, n, 3)
+            c = np.moveaxis(self.planes[self.tq], 2, 0)  # (4, n, 3)
             row = c[:, :, 1] * self.fx[None]
             row += c[:, :, 0]
             row += c[:, :, 2] * self.fy[None]
@@ -467,14 +471,19 @@ class PixelPlaneColour:
         indexes the float32 stack (``[3]`` is the alpha channel)."""
         if isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None):
             sel = key[1]
-            return PixelPlaneColour(self.coef[sel], self.scaled[sel], self.fx[sel], self.fy[sel])
+            return PixelPlaneColour(
+                self.planes, self.scaled, self.tq[sel], self.fx[sel], self.fy[sel]
+            )
         return self.stack()[key]
 
     def unorm8_scaled(self, c: int) -> np.ndarray:
-        k = self.scaled[:, :, c]
-        u = k[:, 1] * self.fx
-        u += k[:, 0]
-        u += k[:, 2] * self.fy
+        k = self.scaled[c]  # (3, M): a0', dadx', dady'
+        u = np.take(k[1], self.tq)
+        u *= self.fx
+        u += np.take(k[0], self.tq)
+        v = np.take(k[2], self.tq)
+        v *= self.fy
+        u += v
         np.clip(u, F32(0.0), _U8_TOP, out=u)
         return u
 

@@ -597,8 +597,9 @@ def _pixel_planes(state: FragmentState, ts, geom) -> dict:
     """Pass-through outputs of a pixel list as PixelPlaneColour (no kernel)."""
     out: dict = {}
     for reg, slot in state.passthrough.items():
-        table = _unorm8_table(ts, slot)
-        out[reg] = PixelPlaneColour(ts.inputs[geom.tq, slot], table[geom.tq], geom.fx, geom.fy)
+        out[reg] = PixelPlaneColour(
+            ts.inputs[:, slot], _unorm8_columns(ts, slot), geom.tq, geom.fx, geom.fy
+        )
     return out
 
 
@@ -610,6 +611,16 @@ def _unorm8_table(ts, slot: int) -> np.ndarray:
     if table is None:
         table = cache[slot] = unorm8_prescale(ts.inputs[:, slot])
     return table
+
+
+def _unorm8_columns(ts, slot: int) -> np.ndarray:
+    """:func:`_unorm8_table` channel-major, (4, 3, M) contiguous: pixel lists
+    gather one coefficient of one channel at a time from it."""
+    cache = ts.__dict__.setdefault("_unorm8_cols", {})
+    cols = cache.get(slot)
+    if cols is None:
+        cols = cache[slot] = np.ascontiguousarray(np.transpose(_unorm8_table(ts, slot), (2, 1, 0)))
+    return cols
 
 
 def _sub_outputs(outputs: dict, h: int, w: int, sub: tuple[slice, slice]) -> dict:
@@ -734,6 +745,16 @@ class _PixelGeom:
         inner = fma32(coef[:, 1], self.px, coef[:, 0])
         return fma32(coef[:, 2], self.py, inner)
 
+    def depth(self, ts) -> np.ndarray:
+        """``plane_exact`` of each pixel's triangle's depth plane, gathering each
+        coefficient from a contiguous float64 column (no (n, 3) float32 table
+        and its strided columns and casts): the same values."""
+        cols = ts.__dict__.get("_z_cols64")
+        if cols is None:
+            cols = ts.__dict__["_z_cols64"] = np.ascontiguousarray(ts.z.T, np.float64)
+        inner = fma32(np.take(cols[1], self.tq), self.px, np.take(cols[0], self.tq))
+        return fma32(np.take(cols[2], self.tq), self.py, inner)
+
     def coords(self) -> tuple[np.ndarray, np.ndarray]:
         return self.px, self.py
 
@@ -751,7 +772,11 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
     ``z``: the fragments' depth when the caller has it already.
     """
     if z is None:
-        z = geom.plane_exact(_coef(ts, geom, ts.z))
+        z = (
+            geom.depth(ts)
+            if isinstance(geom, _PixelGeom)
+            else geom.plane_exact(_coef(ts, geom, ts.z))
+        )
     if state.passthrough is not None and isinstance(geom, _PixelGeom) and _planes_direct(state, ts):
         return _pixel_planes(state, ts, geom), None, z
     rcp_w = None
@@ -965,7 +990,7 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int) -> None:
     is spent only on fragments that are written.
     """
     px, py, tri = geom.px, geom.py, geom.tq
-    z = geom.plane_exact(ts.z[tri])
+    z = geom.depth(ts)
     if _opaque_winners_possible(state):
         winners = _depth_winners(scene, state, px, py, z)
         if winners is not None:
@@ -1061,6 +1086,56 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     stored = stored.astype(np.int64)  # ufunc.at is fast only on matching dtypes
     key = flat - (int(py.min()) // scene.band_rows) * scene.band_rows * width
     best = _scratch_array(scene.band_rows * width)
+    if n < _ORDER_ONE:
+        winners = _winners_one_pass(best, key, zq, stored, use_min, take_last, n)
+    else:
+        winners = _winners_two_passes(best, key, zq, stored, use_min, take_last, n)
+    if winners.size:
+        new = zq[winners].astype(words.dtype)
+        if layout.z_shift:
+            new <<= np.asarray(layout.z_shift, words.dtype)
+        if layout.s_bits:
+            new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
+        words2d.reshape(-1)[flat[winners]] = new
+    return winners
+
+
+# Fragment order fields of _winners_one_pass: 1 .. _ORDER_ONE in the low bits.
+_ORDER_BITS = 21
+_ORDER_ONE = 1 << (_ORDER_BITS - 1)
+
+
+def _winners_one_pass(best, key, zq, stored, use_min: bool, take_last: bool, n: int):
+    """The winning fragment of each pixel with one scatter-min (or -max).
+
+    Each fragment's key is ``zq << 21 | order``.  Among equal depths the
+    order decides: the winner must be the first fragment (LESS, GREATER) or
+    the last (LEQUAL, GEQUAL), so ``order`` is ``index + 1`` where the
+    reduction prefers it small and the first should win (LESS) or prefers it
+    large and the last should win (GEQUAL), else ``2**20 - index``.  The
+    buffer's depth enters with order 0 or ``2**21 - 1``: it keeps the pixel
+    against an equal depth for LESS and GREATER, and gives it up for LEQUAL
+    and GEQUAL.  Keys are unique per fragment, so the winners are the
+    fragments whose key is their pixel's result."""
+    idx = np.arange(n, dtype=np.int64)
+    if use_min != take_last:  # LESS (min, first) and GEQUAL (max, last)
+        order = idx + 1
+        buffer_order = 0
+    else:  # LEQUAL (min, last) and GREATER (max, first)
+        order = _ORDER_ONE - idx
+        buffer_order = (1 << _ORDER_BITS) - 1
+    mine = zq << _ORDER_BITS
+    mine |= order
+    best[key] = (stored << _ORDER_BITS) | buffer_order
+    (np.minimum if use_min else np.maximum).at(best, key, mine)
+    winners = np.flatnonzero(best[key] == mine)
+    best[key] = _UNSET
+    return winners
+
+
+def _winners_two_passes(best, key, zq, stored, use_min: bool, take_last: bool, n: int):
+    """:func:`_winners_one_pass` for batches too long for its order field:
+    the best depth per pixel first, then the first (or last) fragment holding it."""
     # best depth per pixel, starting from the buffer's value
     best[key] = stored
     (np.minimum if use_min else np.maximum).at(best, key, zq)
@@ -1076,13 +1151,6 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     (np.maximum if take_last else np.minimum).at(best, ck, idx)
     winners = idx[best[ck] == idx]
     best[key] = _UNSET
-    if winners.size:
-        new = zq[winners].astype(words.dtype)
-        if layout.z_shift:
-            new <<= np.asarray(layout.z_shift, words.dtype)
-        if layout.s_bits:
-            new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
-        words2d.reshape(-1)[flat[winners]] = new
     return winners
 
 

@@ -231,3 +231,38 @@ def test_a_used_blend_colour_keeps_draws_apart(screen):
     assert (commands, n_merged) == (2, 0)
     assert img[5, 5].tolist() == [255, 0, 0, 255]  # first triangle: the first colour
     assert img[75, 90].tolist() == [0, 0, 255, 255]  # second: the second colour
+
+
+@pytest.mark.parametrize("func", FUNCS, ids=lambda f: f.name)
+def test_one_pass_depth_winners_equal_two_passes(func):
+    """The packed depth-and-order key finds the same winner per pixel as the
+    two-pass resolution: many fragments per pixel, ties among them and with
+    the buffer."""
+    rng = np.random.default_rng(int(func))
+    n, pixels = 5000, 300
+    key = rng.integers(0, pixels, n)
+    zq = rng.integers(10, 14, n).astype(np.int64)  # few depths: many ties
+    stored_px = rng.integers(9, 15, pixels).astype(np.int64)
+    stored = stored_px[key]
+    use_min = func in (pipe.CompareFunc.LESS, pipe.CompareFunc.LEQUAL)
+    take_last = func in (pipe.CompareFunc.LEQUAL, pipe.CompareFunc.GEQUAL)
+    best = np.full(pixels, raster._UNSET, np.int64)
+    one = raster._winners_one_pass(best, key, zq, stored, use_min, take_last, n)
+    assert (best == raster._UNSET).all()
+    two = raster._winners_two_passes(best, key, zq, stored, use_min, take_last, n)
+    assert one.tolist() == two.tolist()
+    # and against a sequential depth test, fragment by fragment
+    depth = stored_px.copy()
+    owner = np.full(pixels, -1)
+    passes = {
+        pipe.CompareFunc.LESS: np.less,
+        pipe.CompareFunc.LEQUAL: np.less_equal,
+        pipe.CompareFunc.GREATER: np.greater,
+        pipe.CompareFunc.GEQUAL: np.greater_equal,
+    }[func]
+    for i in range(n):
+        if passes(zq[i], depth[key[i]]):
+            depth[key[i]] = zq[i]
+            owner[key[i]] = i
+    assert sorted(one.tolist()) == sorted(owner[owner >= 0].tolist())
+    assert len(one) > 50

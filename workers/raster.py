@@ -912,8 +912,14 @@ def _sparse_run(scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1,
 def _expand(lo: np.ndarray, count: np.ndarray, step: int = 1):
     """For intervals (lo, count): the owning interval of every element, and its value."""
     owner = np.repeat(np.arange(count.size), count)
-    first = np.repeat(np.cumsum(count) - count, count)
-    return owner, lo[owner] + step * (np.arange(owner.size) - first)
+    # element j of interval i is lo[i] + step * (j - start[i]): one repeat of
+    # the per-interval offset lo - step * start, plus step * j
+    offset = lo - step * (np.cumsum(count) - count)
+    value = np.arange(owner.size, dtype=np.int64)
+    if step != 1:
+        value *= step
+    value += np.repeat(offset, count)
+    return owner, value
 
 
 def _pixel_batch(scene, state, ts, ids, ya, yb, x0, x1, band) -> None:
@@ -941,9 +947,9 @@ _UNSET = np.iinfo(np.int64).max
 def _scratch_array(size: int) -> np.ndarray:
     """A per-thread int64 array of at least ``size`` entries indexed by band pixel.
 
-    Users set the entries at the keys they touch before using them and put
-    ``_UNSET`` back afterwards, so the array never needs clearing (a band can
-    hold millions of pixels).
+    Users set the entries at the keys they touch before reading any of them
+    and read no others, so the array never needs clearing (a band can hold
+    millions of pixels) and what a user leaves behind is never seen.
     """
     arr = getattr(_scratch, "arr", None)
     if arr is None or arr.size < size:
@@ -973,7 +979,6 @@ def _layers(scene, px: np.ndarray, py: np.ndarray) -> list[np.ndarray] | None:
         firsts[k] = n
         np.minimum.at(firsts, k, remaining)
         is_first = firsts[k] == remaining
-        firsts[k] = _UNSET
         if not layers and is_first.all():
             return None
         layers.append(remaining[is_first])
@@ -1129,7 +1134,6 @@ def _winners_one_pass(best, key, zq, stored, use_min: bool, take_last: bool, n: 
     best[key] = (stored << _ORDER_BITS) | buffer_order
     (np.minimum if use_min else np.maximum).at(best, key, mine)
     winners = np.flatnonzero(best[key] == mine)
-    best[key] = _UNSET
     return winners
 
 
@@ -1150,7 +1154,6 @@ def _winners_two_passes(best, key, zq, stored, use_min: bool, take_last: bool, n
     ck = key[idx]
     (np.maximum if take_last else np.minimum).at(best, ck, idx)
     winners = idx[best[ck] == idx]
-    best[key] = _UNSET
     return winners
 
 

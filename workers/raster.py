@@ -725,8 +725,22 @@ class _PixelGeom:
 
     def __init__(self, px: np.ndarray, py: np.ndarray, tri: np.ndarray) -> None:
         self.px, self.py, self.tq = px, py, tri
-        self.fx = px.astype(F32)
-        self.fy = py.astype(F32)
+        self._fx: np.ndarray | None = None
+        self._fy: np.ndarray | None = None
+
+    @property
+    def fx(self) -> np.ndarray:
+        """float32 pixel columns (made when first asked for: the depth test of
+        every fragment needs only the integer coordinates)."""
+        if self._fx is None:
+            self._fx = self.px.astype(F32)
+        return self._fx
+
+    @property
+    def fy(self) -> np.ndarray:
+        if self._fy is None:
+            self._fy = self.py.astype(F32)
+        return self._fy
 
     def plane(self, coef: np.ndarray) -> np.ndarray:
         row = coef[:, 1] * self.fx

@@ -1052,7 +1052,7 @@ class ResidentColour:
 
     @staticmethod
     def _key(target: Any, idx: tuple) -> tuple[int, int, int, int, int]:
-        return (id(target), idx[0].start, idx[0].stop, idx[1].start, idx[1].stop)
+        return (_address(target), idx[0].start, idx[0].stop, idx[1].start, idx[1].stop)
 
     def take(self, target: Any, idx: tuple) -> np.ndarray | None:
         hit = self.rects.pop(self._key(target, idx), None)
@@ -1064,20 +1064,28 @@ class ResidentColour:
     def release(self, target: Any, idx: tuple | None = None) -> None:
         """Store the kept rectangles of ``target`` that ``idx`` (a pair of
         slices; None: anything) overlaps."""
+        where = _address(target)
         for key, (t, kidx, stack) in list(self.rects.items()):
-            if t is target and (idx is None or _overlap(kidx, idx)):
+            if key[0] == where and (idx is None or _overlap(kidx, idx)):
                 del self.rects[key]
                 _store_stack(t, kidx, stack)
 
     def drop(self, target: Any) -> None:
         """Forget the kept rectangles of ``target`` (a clear overwrites them)."""
-        for key in [k for k, v in self.rects.items() if v[0] is target]:
+        where = _address(target)
+        for key in [k for k in self.rects if k[0] == where]:
             del self.rects[key]
 
     def release_all(self) -> None:
         rects, self.rects = self.rects, {}
         for t, kidx, stack in rects.values():
             _store_stack(t, kidx, stack)
+
+
+def _address(target: Any) -> int:
+    """Where a colour target's pixels start: two targets over the same surface
+    (one surface bound to two colour buffers) share their kept rectangles."""
+    return int(target.raw.__array_interface__["data"][0])
 
 
 def _overlap(a: tuple, b: tuple) -> bool:

@@ -557,8 +557,8 @@ def _dense_texpass(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, 
     columns x rows at once (sampler.separable_texels) and the packed texels
     go to the store.  Returns False (nothing done) when that does not apply."""
     tp = state.texpass
-    if ts.perspective[tp.slot] and not ts.w_is_one[t]:
-        return False
+    if state.textures is None or (ts.perspective[tp.slot] and not ts.w_is_one[t]):
+        return False  # (nothing bound: the kernel path raises the error)
     coef = ts.inputs[t, tp.slot]  # (3, 4): a0, dadx, dady
     if coef[2, tp.s] != 0 or coef[1, tp.t] != 0:
         return False

@@ -155,3 +155,57 @@ def test_kept_rectangles_formats_and_masks(monkeypatch, kw):
 
 def test_nothing_is_kept_outside_a_band():
     assert fragment.resident_colour() is None
+
+
+FS_ALL_CBUFS = """FRAG
+PROPERTY FS_COLOR0_WRITES_ALL_CBUFS 1
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+def test_one_surface_bound_twice_blends_twice_per_layer(monkeypatch):
+    """Two colour buffers over one surface: each layer blends into it twice,
+    and what one buffer keeps the other must see."""
+    monkeypatch.setattr(raster, "DENSE_MIN_PIXELS", 0)
+
+    def run(kept: bool) -> np.ndarray:
+        with monkeypatch.context() as m:
+            if not kept:
+                m.setattr(fragment, "resident_colour", lambda: None)
+            screen = get_screen(2)
+            ctx = screen.context_create(threaded=False)
+            try:
+                rt, _ = make_target(screen, ctx, 130, 128)
+                surf = ctx.create_surface(rt, pipe.SurfaceTemplate(format=rt.format))
+                ctx.set_framebuffer_state(
+                    pipe.FramebufferState(width=130, height=128, cbufs=[surf, surf])
+                )
+                ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
+                ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_ALL_CBUFS)))
+                ctx.bind_vertex_elements_state(
+                    ctx.create_vertex_elements_state(
+                        [
+                            pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                            pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                        ]
+                    )
+                )
+                ctx.bind_blend_state(
+                    ctx.create_blend_state(
+                        pipe.BlendState(independent_blend_enable=False, rt=[OVER])
+                    )
+                )
+                ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.COLOR1, color=(0.2, 0.4, 0.6, 0.8))
+                rng = np.random.default_rng(9)
+                for _ in range(4):
+                    set_vertices(ctx, layer(rng))
+                    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6))
+                ctx.flush()
+                return read_rgba8(ctx, rt)
+            finally:
+                ctx.destroy()
+
+    assert run(True).tobytes() == run(False).tobytes()

@@ -23,6 +23,28 @@ DCL OUT[0], COLOR
 """
 
 
+# Standard "over" blending: colour SRC_ALPHA / INV_SRC_ALPHA, alpha ONE / INV_SRC_ALPHA.
+OVER = pipe.RtBlendState(
+    blend_enable=True,
+    rgb_func=pipe.BlendFunc.ADD,
+    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+    alpha_func=pipe.BlendFunc.ADD,
+    alpha_src_factor=pipe.BlendFactor.ONE,
+    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+)
+# Additive blending: ONE / ONE on every channel.
+ADD = pipe.RtBlendState(
+    blend_enable=True,
+    rgb_func=pipe.BlendFunc.ADD,
+    rgb_src_factor=pipe.BlendFactor.ONE,
+    rgb_dst_factor=pipe.BlendFactor.ONE,
+    alpha_func=pipe.BlendFunc.ADD,
+    alpha_src_factor=pipe.BlendFactor.ONE,
+    alpha_dst_factor=pipe.BlendFactor.ONE,
+)
+
+
 def make_target(screen, ctx, w, h, fmt=pipe.Format.R8G8B8A8_UNORM, zs_format=None):
     rt = screen.resource_create(
         pipe.ResourceTemplate(
@@ -76,3 +98,59 @@ def read_rgba8(ctx, res):
     out = np.array(data[0])
     ctx.transfer_unmap(xfer)
     return out
+
+
+def texture_bindings(target, fmt, levels, *, view=None, **sampler):
+    """A captured texture: ``levels[k]`` shaped (layers or depth, height, width[, channels])
+    in the format's channel type; ``sampler`` fields override a NEAREST /
+    CLAMP_TO_EDGE / mip NONE sampler with max_lod 1000."""
+    from conftest import get_screen
+
+    from gallium.numpipe.sampler import TextureBindings
+
+    screen = get_screen(1)
+    ctx = screen.context_create(threaded=False)
+    try:
+        layers, h, w = np.asarray(levels[0]).shape[:3]
+        res = screen.resource_create(
+            pipe.ResourceTemplate(
+                target=target,
+                format=fmt,
+                width0=w,
+                height0=h,
+                depth0=layers if target == pipe.TextureTarget.TEXTURE_3D else 1,
+                array_size=1 if target == pipe.TextureTarget.TEXTURE_3D else layers,
+                last_level=len(levels) - 1,
+                bind=pipe.Bind.SAMPLER_VIEW,
+            )
+        )
+        for level, img in enumerate(levels):
+            img = np.ascontiguousarray(img)
+            n, lh, lw = img.shape[:3]
+            bpp = img[0, 0, 0].nbytes
+            data = img.view(np.uint8)
+            ctx.texture_subdata(
+                res,
+                level,
+                pipe.Transfer.WRITE,
+                pipe.Box(0, 0, 0, lw, lh, n),
+                data,
+                lw * bpp,
+                lw * lh * bpp,
+            )
+        v = ctx.create_sampler_view(res, view or pipe.SamplerViewTemplate(format=fmt))
+        state = dict(
+            min_img_filter=pipe.TexFilter.NEAREST,
+            mag_img_filter=pipe.TexFilter.NEAREST,
+            min_mip_filter=pipe.MipFilter.NONE,
+            wrap_s=pipe.TexWrap.CLAMP_TO_EDGE,
+            wrap_t=pipe.TexWrap.CLAMP_TO_EDGE,
+            wrap_r=pipe.TexWrap.CLAMP_TO_EDGE,
+            max_lod=1000.0,
+        )
+        state.update(sampler)
+        samp = ctx.create_sampler_state(pipe.SamplerState(**state))
+        ctx.flush()
+        return TextureBindings.capture([v], [samp])
+    finally:
+        ctx.destroy()

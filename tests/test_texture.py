@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import get_screen
+from helpers import texture_bindings as bindings
 from tex_scenes import SampleSpec, TexImage, TexScene, all_scenes  # type: ignore[import-not-found]
 
 from gallium import pipe
@@ -36,58 +37,6 @@ NEAREST, LINEAR = pipe.TexFilter.NEAREST, pipe.TexFilter.LINEAR
 W = pipe.TexWrap
 MIP = pipe.MipFilter
 U8 = F32(1.0 / 255.0)
-
-
-def bindings(target, fmt, levels, *, view=None, **sampler) -> TextureBindings:
-    """A captured texture: ``levels[k]`` shaped (layers or depth, height, width[, channels])
-    in the format's channel type; ``sampler`` fields override a NEAREST /
-    CLAMP_TO_EDGE / mip NONE sampler with max_lod 1000."""
-    screen = get_screen(1)
-    ctx = screen.context_create(threaded=False)
-    try:
-        layers, h, w = np.asarray(levels[0]).shape[:3]
-        res = screen.resource_create(
-            pipe.ResourceTemplate(
-                target=target,
-                format=fmt,
-                width0=w,
-                height0=h,
-                depth0=layers if target == T3D else 1,
-                array_size=1 if target == T3D else layers,
-                last_level=len(levels) - 1,
-                bind=pipe.Bind.SAMPLER_VIEW,
-            )
-        )
-        for level, img in enumerate(levels):
-            img = np.ascontiguousarray(img)
-            n, lh, lw = img.shape[:3]
-            bpp = img[0, 0, 0].nbytes
-            data = img.view(np.uint8)
-            ctx.texture_subdata(
-                res,
-                level,
-                pipe.Transfer.WRITE,
-                pipe.Box(0, 0, 0, lw, lh, n),
-                data,
-                lw * bpp,
-                lw * lh * bpp,
-            )
-        v = ctx.create_sampler_view(res, view or pipe.SamplerViewTemplate(format=fmt))
-        state = dict(
-            min_img_filter=NEAREST,
-            mag_img_filter=NEAREST,
-            min_mip_filter=MIP.NONE,
-            wrap_s=W.CLAMP_TO_EDGE,
-            wrap_t=W.CLAMP_TO_EDGE,
-            wrap_r=W.CLAMP_TO_EDGE,
-            max_lod=1000.0,
-        )
-        state.update(sampler)
-        samp = ctx.create_sampler_state(pipe.SamplerState(**state))
-        ctx.flush()
-        return TextureBindings.capture([v], [samp])
-    finally:
-        ctx.destroy()
 
 
 def run(tb: TextureBindings, target: str, op: str = "sample", **fields) -> np.ndarray:

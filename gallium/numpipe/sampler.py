@@ -1502,24 +1502,9 @@ def separable_texels(
         h_rb, h_ga = _lerp8_planes(left, right, ws, U32(256) - ws)
         p0 = np.searchsorted(needed, iy)
         p1 = np.searchsorted(needed, iy1)
-        wt2 = wt[:, None]
-        iwt2 = (U32(256) - wt)[:, None]
-        planes = []
-        for shift, plane in ((0, h_rb), (8, h_ga)):
-            a = np.take(plane, p0, axis=0)
-            b = np.take(plane, p1, axis=0)
-            a *= iwt2
-            b *= wt2
-            a += b
-            a += _ROUND_RB
-            if shift:
-                a &= ~_RB_MASK
-            else:
-                a >>= U32(8)
-                a &= _RB_MASK
-            planes.append(a)
-        out = planes[0]
-        out |= planes[1]
+        top = (np.take(h_rb, p0, axis=0), np.take(h_ga, p0, axis=0))
+        bottom = (np.take(h_rb, p1, axis=0), np.take(h_ga, p1, axis=0))
+        out = _join8_planes(top, bottom, wt[:, None], (U32(256) - wt)[:, None])
     order = _byte_order(img.fi)
     source = []
     for sw in img.view.swizzle:
@@ -1548,26 +1533,19 @@ def _bilerp8(ws: Any, wt: Any, t00: Any, t01: Any, t10: Any, t11: Any) -> np.nda
     vertical, each rounded to 8 bits as llvmpipe does.  The red/blue and
     green/alpha byte pairs are blended as separate 16-bit-lane planes."""
     iws = U32(256) - ws
-    iwt = U32(256) - wt
-    planes = []
-    for shift in (0, 8):
-        rows = []
-        for a, b in ((t00, t01), (t10, t11)):
-            if shift:
-                a = a >> U32(8)
-                b = b >> U32(8)
-            a = a & _RB_MASK
-            b = b & _RB_MASK
-            a *= iws
-            b *= ws
-            a += b
-            a += _ROUND_RB
-            a >>= U32(8)
-            a &= _RB_MASK
-            rows.append(a)
-        a, b = rows
-        a *= iwt
-        b *= wt
+    top = _lerp8_planes(t00, t01, ws, iws)
+    bottom = _lerp8_planes(t10, t11, ws, iws)
+    return _join8_planes(top, bottom, wt, U32(256) - wt)
+
+
+def _join8_planes(top: tuple[Any, Any], bottom: tuple[Any, Any], w: Any, iw: Any) -> np.ndarray:
+    """The vertical stage of :func:`_bilerp8`: lerp two rows' red/blue and
+    green/alpha planes (from :func:`_lerp8_planes`; overwritten) and join the
+    results into packed words."""
+    out = []
+    for shift, a, b in ((0, top[0], bottom[0]), (8, top[1], bottom[1])):
+        a *= iw
+        b *= w
         a += b
         a += _ROUND_RB
         if shift:
@@ -1575,9 +1553,9 @@ def _bilerp8(ws: Any, wt: Any, t00: Any, t01: Any, t10: Any, t11: Any) -> np.nda
         else:
             a >>= U32(8)
             a &= _RB_MASK
-        planes.append(a)
-    planes[0] |= planes[1]
-    return planes[0]
+        out.append(a)
+    out[0] |= out[1]
+    return out[0]
 
 
 def _offset_coord(c: Any, off: Any, lf: Any) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import get_screen
-from helpers import PASS_FS, PASS_VS, make_target, read_rgba8, set_vertices
+from helpers import PASS_FS, PASS_VS, bind_passthrough, make_target, read_rgba8, set_vertices
 
 import workers.raster as raster
 from gallium import pipe
@@ -38,16 +38,7 @@ def render(verts, func, zs_format=pipe.Format.Z24_UNORM_S8_UINT, threaded=False,
     ctx = screen.context_create(threaded=threaded)
     try:
         rt, zs = make_target(screen, ctx, 160, 128, zs_format=zs_format)
-        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
-        ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=PASS_FS)))
-        ctx.bind_vertex_elements_state(
-            ctx.create_vertex_elements_state(
-                [
-                    pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                    pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                ]
-            )
-        )
+        bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS)
         dsa = pipe.DepthStencilAlphaState(
             depth=pipe.DepthState(enabled=True, writemask=True, func=func)
         )

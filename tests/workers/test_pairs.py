@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import PASS_VS, make_target, read_rgba8, set_vertices
+from helpers import ADD, OVER, PASS_VS, bind_passthrough, make_target, read_rgba8, set_vertices
 
 import workers.raster as raster
 from gallium import pipe
@@ -34,25 +34,6 @@ IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
   1: END
 """
 
-ADD = pipe.RtBlendState(
-    blend_enable=True,
-    rgb_func=pipe.BlendFunc.ADD,
-    rgb_src_factor=pipe.BlendFactor.ONE,
-    rgb_dst_factor=pipe.BlendFactor.ONE,
-    alpha_func=pipe.BlendFunc.ADD,
-    alpha_src_factor=pipe.BlendFactor.ONE,
-    alpha_dst_factor=pipe.BlendFactor.ONE,
-)
-OVER = pipe.RtBlendState(
-    blend_enable=True,
-    rgb_func=pipe.BlendFunc.ADD,
-    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-    alpha_func=pipe.BlendFunc.ADD,
-    alpha_src_factor=pipe.BlendFactor.ONE,
-    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-)
-
 
 def vertex(x, y, z, colour):
     return [x, y, z, 1.0, *colour]
@@ -64,16 +45,7 @@ def render(screen, verts, *, w, h, fs=FS_PLAIN, blend=None, depth=False, scissor
     try:
         zs_fmt = pipe.Format.Z32_FLOAT if depth else None
         rt, zs = make_target(screen, ctx, w, h, fmt=fmt, zs_format=zs_fmt)
-        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
-        ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=fs)))
-        ctx.bind_vertex_elements_state(
-            ctx.create_vertex_elements_state(
-                [
-                    pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                    pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                ]
-            )
-        )
+        bind_passthrough(ctx, vs=PASS_VS, fs=fs)
         if blend is not None:
             ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
         if depth:

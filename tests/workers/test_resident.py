@@ -14,21 +14,11 @@ import dataclasses
 import numpy as np
 import pytest
 from conftest import get_screen
-from helpers import PASS_FS, PASS_VS, make_target, read_rgba8, set_vertices
+from helpers import OVER, PASS_FS, PASS_VS, bind_passthrough, make_target, read_rgba8, set_vertices
 
 import workers.fragment as fragment
 import workers.raster as raster
 from gallium import pipe
-
-OVER = pipe.RtBlendState(
-    blend_enable=True,
-    rgb_func=pipe.BlendFunc.ADD,
-    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-    alpha_func=pipe.BlendFunc.ADD,
-    alpha_src_factor=pipe.BlendFactor.ONE,
-    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-)
 
 
 def layer(rng, x0=-1.0, y0=-1.0, x1=1.0, y1=1.0, z=0.5):
@@ -46,16 +36,7 @@ def render(steps, *, fmt=pipe.Format.R8G8B8A8_UNORM, colormask=0xF, threaded=Fal
     ctx = screen.context_create(threaded=threaded)
     try:
         rt, zs = make_target(screen, ctx, 150, 140, fmt=fmt, zs_format=pipe.Format.Z32_FLOAT)
-        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
-        ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=PASS_FS)))
-        ctx.bind_vertex_elements_state(
-            ctx.create_vertex_elements_state(
-                [
-                    pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                    pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                ]
-            )
-        )
+        bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS)
         blended = dataclasses.replace(OVER, colormask=colormask)
         states = {
             True: ctx.create_blend_state(pipe.BlendState(rt=[blended])),
@@ -183,16 +164,7 @@ def test_one_surface_bound_twice_blends_twice_per_layer(monkeypatch):
                 ctx.set_framebuffer_state(
                     pipe.FramebufferState(width=130, height=128, cbufs=[surf, surf])
                 )
-                ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
-                ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_ALL_CBUFS)))
-                ctx.bind_vertex_elements_state(
-                    ctx.create_vertex_elements_state(
-                        [
-                            pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                            pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                        ]
-                    )
-                )
+                bind_passthrough(ctx, vs=PASS_VS, fs=FS_ALL_CBUFS)
                 ctx.bind_blend_state(
                     ctx.create_blend_state(
                         pipe.BlendState(independent_blend_enable=False, rt=[OVER])

@@ -13,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import get_screen
-from helpers import make_target, read_rgba8, set_vertices
+from helpers import (
+    OVER,
+    PASS_VS,
+    bind_passthrough,
+    make_target,
+    read_rgba8,
+    set_vertices,
+    texture_bindings,
+)
 
 import workers.raster as raster
 from gallium import pipe
@@ -30,49 +38,10 @@ MIP = pipe.MipFilter
 
 
 def bindings(img, *, fmt=RGBA8, levels=None, view=None, **sampler) -> TextureBindings:
-    """A captured 2D texture (img: (h, w, 4) uint8) and one sampler (LINEAR, CLAMP_TO_EDGE)."""
-    screen = get_screen(1)
-    ctx = screen.context_create(threaded=False)
-    try:
-        levels = levels or [img]
-        h, w = img.shape[:2]
-        res = screen.resource_create(
-            pipe.ResourceTemplate(
-                target=T2D,
-                format=fmt,
-                width0=w,
-                height0=h,
-                last_level=len(levels) - 1,
-                bind=pipe.Bind.SAMPLER_VIEW,
-            )
-        )
-        for level, data in enumerate(levels):
-            lh, lw = data.shape[:2]
-            ctx.texture_subdata(
-                res,
-                level,
-                pipe.Transfer.WRITE,
-                pipe.Box(0, 0, 0, lw, lh, 1),
-                np.ascontiguousarray(data),
-                lw * 4,
-                lw * lh * 4,
-            )
-        v = ctx.create_sampler_view(res, view or pipe.SamplerViewTemplate(format=fmt))
-        state = dict(
-            min_img_filter=LINEAR,
-            mag_img_filter=LINEAR,
-            min_mip_filter=MIP.NONE,
-            wrap_s=W.CLAMP_TO_EDGE,
-            wrap_t=W.CLAMP_TO_EDGE,
-            wrap_r=W.CLAMP_TO_EDGE,
-            max_lod=1000.0,
-        )
-        state.update(sampler)
-        samp = ctx.create_sampler_state(pipe.SamplerState(**state))
-        ctx.flush()
-        return TextureBindings.capture([v], [samp])
-    finally:
-        ctx.destroy()
+    """A captured 2D texture (img, and levels: (h, w, 4) uint8) and one sampler
+    (LINEAR unless overridden, CLAMP_TO_EDGE, no mipmapping)."""
+    filters = {"min_img_filter": LINEAR, "mag_img_filter": LINEAR, **sampler}
+    return texture_bindings(T2D, fmt, [lv[None] for lv in (levels or [img])], view=view, **filters)
 
 
 def per_lane(tb, s_cols, t_rows) -> np.ndarray:
@@ -164,15 +133,6 @@ def test_separable_texels_decline(case):
 # Rendering
 # ----------------------------------------------------------------------------
 
-VS = """VERT
-DCL IN[0]
-DCL IN[1]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: END
-"""
 FS_TEX = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR
@@ -192,15 +152,6 @@ DCL TEMP[0]
   1: MOV OUT[0], TEMP[0]
   2: END
 """
-OVER = pipe.RtBlendState(
-    blend_enable=True,
-    rgb_func=pipe.BlendFunc.ADD,
-    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-    alpha_func=pipe.BlendFunc.ADD,
-    alpha_src_factor=pipe.BlendFactor.ONE,
-    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-)
 
 
 def quad(corners, st, z=(0.5, 0.5, 0.5, 0.5), w=(1, 1, 1, 1)):
@@ -243,16 +194,7 @@ def render(verts, *, w=96, h=80, fs=FS_TEX, fmt=RGBA8, blend=None, depth=False, 
             pipe.ShaderType.FRAGMENT, 0, [ctx.create_sampler_state(pipe.SamplerState(**state))]
         )
         ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
-        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=VS)))
-        ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=fs)))
-        ctx.bind_vertex_elements_state(
-            ctx.create_vertex_elements_state(
-                [
-                    pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                    pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-                ]
-            )
-        )
+        bind_passthrough(ctx, vs=PASS_VS, fs=fs)
         if blend is not None:
             ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
         if depth:

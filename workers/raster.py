@@ -1218,14 +1218,18 @@ def _opaque_winners_possible(state: FragmentState) -> bool:
 
 def _winners_layout(zs) -> bool:
     """Whether _depth_winners handles this depth buffer: integer depth in
-    the low bits of contiguous words (stencil, if any, above it)."""
+    the low bits of the words (stencil, if any, above it), words adjacent in
+    a row, rows a whole number of words apart (padding allowed)."""
     layout = zs.layout
+    words = zs.words
     return not (
         layout.z_float
         or layout.split
         or (layout.s_bits and layout.z_shift)
         or layout.z_bits > 31
-        or not zs.words.flags.c_contiguous
+        or words.strides[1] != words.itemsize
+        or words.strides[0] % words.itemsize
+        or words.strides[0] < words.shape[1] * words.itemsize
     )
 
 
@@ -1257,15 +1261,19 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
         zq = np.rint(zc, out=zc).astype(np.int64)
     else:
         zq = np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
-    width = scene.width
-    flat = py * width + px  # index into the framebuffer's pixel words
-    words = words2d.reshape(-1)[flat]
+    # the words as one run (rows may be padded: index by the row pitch)
+    rw = words2d.strides[0] // words2d.itemsize
+    run = np.lib.stride_tricks.as_strided(
+        words2d, ((words2d.shape[0] - 1) * rw + words2d.shape[1],), (words2d.itemsize,)
+    )
+    flat = py * rw + px  # index into the framebuffer's pixel words
+    words = run[flat]
     stored = words >> np.asarray(layout.z_shift, words.dtype) if layout.z_shift else words
     if layout.s_bits:
         stored = stored & np.asarray((1 << layout.z_bits) - 1, words.dtype)
     stored = stored.astype(np.int64)  # ufunc.at is fast only on matching dtypes
-    key = flat - (int(py.min()) // scene.band_rows) * scene.band_rows * width
-    best = _scratch_array(scene.band_rows * width)
+    key = flat - (int(py.min()) // scene.band_rows) * scene.band_rows * rw
+    best = _scratch_array(scene.band_rows * rw)
     if n < _ORDER_ONE:
         winners = _winners_one_pass(best, key, zq, stored, use_min, take_last, n)
     else:
@@ -1276,7 +1284,7 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
             new <<= np.asarray(layout.z_shift, words.dtype)
         if layout.s_bits:
             new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
-        words2d.reshape(-1)[flat[winners]] = new
+        run[flat[winners]] = new
     return winners
 
 

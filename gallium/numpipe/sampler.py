@@ -1452,8 +1452,8 @@ def separable_texels(
 ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
     """TEX of a 2D texture at (s_cols[x], t_rows[y]) for a whole (h, w) grid of
     lanes, when the 8-bit path with one level applies (equal min/mag filters,
-    no mipmapping, CLAMP_TO_EDGE or power-of-two REPEAT, an RGBA8-like
-    format), else None.
+    no mipmapping or a single-level view, CLAMP_TO_EDGE or power-of-two
+    REPEAT, an RGBA8-like format), else None.
 
     Returns the packed words (h, w) uint32 and, per RGBA channel, the byte of
     the word holding it (-1: 0, -2: 1).  Each lane gets exactly the bytes the
@@ -1471,7 +1471,10 @@ def separable_texels(
         op.aos
         and op.normalized
         and op.min_f == op.mag_f
-        and op.mip_f == MipFilter.NONE
+        # one level either way: no mipmapping, or a view of a single level
+        # (the per-lane path then clamps every LOD to it, and a lerp between
+        # it and itself gives its own bytes)
+        and (op.mip_f == MipFilter.NONE or img.first_level == img.last_level)
         and img.fi.rgba8_bytes is not None
         and all(
             op.wrap[a] == TexWrap.CLAMP_TO_EDGE or (op.wrap[a] == TexWrap.REPEAT and img.pot[a])

@@ -63,10 +63,10 @@ def scene(seed: int, n: int, size: float, tie_levels: int) -> np.ndarray:
     return np.concatenate([xy, z[:, None], np.ones((3 * n, 1)), col], 1).astype(np.float32)
 
 
-def render(screen, threaded, verts, fs_text, func, query=False, blend=False):
+def render(screen, threaded, verts, fs_text, func, query=False, blend=False, width=96):
     ctx = screen.context_create(threaded=threaded)
     try:
-        rt, _ = make_target(screen, ctx, 96, 80, zs_format=pipe.Format.Z24_UNORM_S8_UINT)
+        rt, _ = make_target(screen, ctx, width, 80, zs_format=pipe.Format.Z24_UNORM_S8_UINT)
         ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS)))
         ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=fs_text)))
         ctx.bind_vertex_elements_state(
@@ -114,13 +114,23 @@ FUNCS = [pipe.CompareFunc.LESS, pipe.CompareFunc.LEQUAL, pipe.CompareFunc.GREATE
          pipe.CompareFunc.GEQUAL]  # fmt: skip
 
 
+@pytest.mark.parametrize("width", [96, 101], ids=["rows-packed", "rows-padded"])
 @pytest.mark.parametrize("func", FUNCS, ids=lambda f: f.name)
-def test_closed_form_depth_winners_equal_sequential_layers(screen, func):
+def test_closed_form_depth_winners_equal_sequential_layers(screen, func, width):
+    # 101 pixels of 4 bytes: the depth rows are padded to 64 bytes
     verts = scene(1, 400, 0.12, tie_levels=4)
-    fast, _ = render(screen, False, verts, FS_PLAIN, func)
-    slow, _ = render(screen, False, verts, FS_PLAIN, func, query=True)
+    fast, _ = render(screen, False, verts, FS_PLAIN, func, width=width)
+    slow, _ = render(screen, False, verts, FS_PLAIN, func, query=True, width=width)
     assert (fast != [0, 0, 0, 255]).any(axis=-1).sum() > 3000  # a real scene
     assert np.array_equal(fast, slow)
+
+
+def test_closed_form_depth_winners_take_padded_rows(screen, monkeypatch):
+    calls = []
+    real = raster._winners_one_pass
+    monkeypatch.setattr(raster, "_winners_one_pass", lambda *a: calls.append(1) or real(*a))
+    render(screen, False, scene(1, 400, 0.12, tie_levels=4), FS_PLAIN, FUNCS[0], width=101)
+    assert calls  # not the sequential fallback
 
 
 @pytest.mark.parametrize("func", FUNCS, ids=lambda f: f.name)

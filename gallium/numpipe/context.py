@@ -1161,7 +1161,13 @@ class NumpipeContext:
     # -- draws recorded back to back (threaded context) ---------------------------
 
     GROUPABLE_CALLS = frozenset(
-        {"_apply_blend_color", "_apply_stencil_ref", "_apply_blend", "_apply_dsa"}
+        {
+            "_apply_blend_color",
+            "_apply_stencil_ref",
+            "_apply_blend",
+            "_apply_dsa",
+            "_apply_vertex_buffers",
+        }
     )
 
     def draw_group(self, items: list[tuple[Any, tuple]]) -> bool:
@@ -1181,8 +1187,18 @@ class NumpipeContext:
         self._check_alive()
         draws = []
         vs = fs = None
+        vbufs = self._vbufs  # the vertex buffers each draw will see, without binding them yet
         for fn, args in items:
-            if getattr(fn, "__name__", "") in self.GROUPABLE_CALLS:
+            name = getattr(fn, "__name__", "")
+            if name == "_apply_vertex_buffers":
+                vbufs = dict(vbufs)
+                for slot, vb in args[0]:
+                    if vb is None:
+                        vbufs.pop(slot, None)
+                    else:
+                        vbufs[slot] = vb
+                continue
+            if name in self.GROUPABLE_CALLS:
                 continue
             info = args[0]
             try:
@@ -1198,7 +1214,7 @@ class NumpipeContext:
                 or (info.primitive_restart and info.index_size)
             ):
                 return False
-            draws.append((info, mode, index_data))
+            draws.append((info, mode, index_data, vbufs))
         if len(draws) < 2 or vs.kernel.system_value_decls:
             return False
         if any(
@@ -1229,8 +1245,9 @@ class NumpipeContext:
         setup.  Returns one (TriangleSet, fs) per draw, in order."""
         rast = self._rast.state
         ids_parts, tri_parts, prim_parts, tag_parts = [], [], [], []
+        local_tris = []
         nstream_total = 0
-        for d, (info, mode, index_data) in enumerate(draws):
+        for d, (info, mode, index_data, *_) in enumerate(draws):
             ids_d, cuts = read_indices(
                 index_data,
                 info.index_size,
@@ -1242,6 +1259,7 @@ class NumpipeContext:
             )
             tri_d, prim_d = assemble.triangles(mode, ids_d.size, cuts, rast.flatshade_first)
             ids_parts.append(ids_d)
+            local_tris.append(tri_d)
             tri_parts.append(tri_d + nstream_total)
             prim_parts.append(prim_d)
             tag_parts.append(np.full(prim_d.size, d, np.int64))
@@ -1252,21 +1270,49 @@ class NumpipeContext:
         tri_stream = tri_parts[0] if not grouped else np.concatenate(tri_parts)
         prim_stream = prim_parts[0] if not grouped else np.concatenate(prim_parts)
         nstream = ids.size
-        if any(d[0].index_size for d in draws) and nstream:
-            uniq, inverse = np.unique(ids, return_inverse=True)
-        else:
-            uniq, inverse = ids, np.arange(nstream)
-        nu = uniq.size
-        ninst = info.instance_count
-        vids = np.tile(uniq, ninst)
-        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
-        # vertex fetch
-        buffers = {}
-        for slot, vb in self._vbufs.items():
-            data = vb.buffer.storage if isinstance(vb.buffer, Resource) else vb.buffer
-            buffers[slot] = BoundVertexBuffer(data, vb.stride, vb.buffer_offset)
         elements = list(self._velems.elements) if self._velems is not None else []
-        fetched = fetch_attributes(elements, buffers, vids, iids, info.start_instance)
+        # A group whose draws see different vertex buffers (or start instances)
+        # fetches each draw's vertices on its own and runs the rest at once.
+        apart = grouped and any(
+            (d[3] if len(d) > 3 else self._vbufs)
+            is not (draws[0][3] if len(draws[0]) > 3 else self._vbufs)
+            or d[0].start_instance != info.start_instance
+            for d in draws[1:]
+        )
+        ninst = info.instance_count
+        if apart:
+            fetched_parts, vid_parts, tris_by_draw = [], [], []
+            base = 0
+            for d, (info_d, _, _, vb_d) in enumerate(draws):
+                uniq_d, inv_d = _unique_ids(ids_parts[d], info_d.index_size)
+                fetched_parts.append(
+                    fetch_attributes(
+                        elements,
+                        _bound_buffers(vb_d),
+                        uniq_d,
+                        np.zeros(uniq_d.size, np.int64),
+                        info_d.start_instance,
+                    )
+                )
+                vid_parts.append(uniq_d)
+                tris_by_draw.append(inv_d[local_tris[d]] + base)
+                base += uniq_d.size
+            vids = np.concatenate(vid_parts)
+            iids = np.zeros(vids.size, np.int64)
+            nu = vids.size
+            inverse = None
+            fetched = [
+                [np.concatenate([part[e][c] for part in fetched_parts]) for c in range(4)]
+                for e in range(len(elements))
+            ]
+        else:
+            uniq, inverse = _unique_ids(ids, any(d[0].index_size for d in draws))
+            nu = uniq.size
+            vids = np.tile(uniq, ninst)
+            iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
+            fetched = fetch_attributes(
+                elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
+            )
         self.yield_point()
         n = vids.size
         sysvals = {
@@ -1304,7 +1350,10 @@ class NumpipeContext:
             if vs_reg is not None and vs_reg in res.outputs:
                 attrs[:, slot] = np.stack([_bcast(c, n, F32) for c in res.outputs[vs_reg]], axis=1)
         # triangles per instance, instance after instance
-        if ninst == 1:
+        if apart:
+            tris = np.concatenate(tris_by_draw)
+            prims = prim_stream
+        elif ninst == 1:
             tris = inverse[tri_stream]
             prims = prim_stream
         else:
@@ -1982,3 +2031,19 @@ _ = (time, PipeValueError)
 
 def _no_yield() -> None:
     """The direct context's yield point: nothing to hand over."""
+
+
+def _unique_ids(ids: np.ndarray, indexed: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct vertex ids of a stream and each stream entry's position
+    among them (indexed draws repeat vertices; others do not)."""
+    if indexed and ids.size:
+        return np.unique(ids, return_inverse=True)
+    return ids, np.arange(ids.size)
+
+
+def _bound_buffers(vbufs: dict) -> dict:
+    out = {}
+    for slot, vb in vbufs.items():
+        data = vb.buffer.storage if isinstance(vb.buffer, Resource) else vb.buffer
+        out[slot] = BoundVertexBuffer(data, vb.stride, vb.buffer_offset)
+    return out

@@ -601,6 +601,62 @@ def test_back_to_back_draws_share_a_vertex_pass_and_render_as_one_by_one(screen,
         threaded.destroy()
 
 
+def _quad_draws(ctx, screen, n, seed):
+    """n quads, each from its own user vertex buffer bound just before its
+    draw (immediate-mode style); some share the same slot, some use a second
+    per-instance colour buffer with a different start instance."""
+    rt, _ = make_target(screen, ctx, 96, 64)
+    bind_passthrough(ctx)
+    ctx.bind_vertex_elements_state(
+        ctx.create_vertex_elements_state(
+            [
+                pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                pipe.VertexElement(0, 1, 1, pipe.Format.R32G32B32A32_FLOAT),  # per instance
+            ]
+        )
+    )
+    rng = np.random.default_rng(seed)
+    colours = rng.uniform(0, 1, (4, 4)).astype(np.float32)
+    for i in range(n):
+        x0, y0 = rng.uniform(-1, 0.6, 2)
+        x1, y1 = x0 + rng.uniform(0.1, 0.4), y0 + rng.uniform(0.1, 0.4)
+        pos = np.array(
+            [[x0, y0, 0.5, 1], [x1, y0, 0.5, 1], [x0, y1, 0.5, 1], [x1, y1, 0.5, 1]], np.float32
+        )[[0, 1, 2, 2, 1, 3]]
+        ctx.set_vertex_buffers(
+            0,
+            [
+                pipe.VertexBuffer(stride=16, buffer_offset=0, buffer=pos),
+                pipe.VertexBuffer(stride=16, buffer_offset=0, buffer=colours),
+            ],
+        )
+        ctx.draw_vbo(
+            pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6, start_instance=i % 4)
+        )
+    return rt
+
+
+def test_draws_with_their_own_vertex_buffers_share_a_vertex_pass(screen):
+    """Vertex buffers bound between draws do not break a run: each draw's
+    vertices are fetched from its own buffers (and start instance), the rest
+    of the vertex pipeline runs once."""
+    direct = screen.context_create(threaded=False)
+    threaded = small_tc(screen, slots=4096, queued=8)  # the whole frame in one batch
+    try:
+        images = []
+        for ctx in (direct, threaded):
+            rt = _quad_draws(ctx, screen, 40, seed=3)
+            ctx.flush().wait(10)
+            images.append(read_rgba8(ctx, rt))
+        assert (images[0][..., 3] > 0).sum() > 1000  # a real picture
+        assert len({tuple(p) for p in images[0].reshape(-1, 4)}) >= 4  # all four instance colours
+        assert np.array_equal(images[0], images[1])
+        assert threaded.stats.grouped_draws == 40
+    finally:
+        direct.destroy()
+        threaded.destroy()
+
+
 def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
     direct = screen.context_create(threaded=False)
     threaded = small_tc(screen, slots=4096, queued=8)

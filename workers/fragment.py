@@ -999,12 +999,15 @@ def write_color(
         if src1 is not None:
             src1 = src1[:, sel]
         alive = None
-    if target.kind == "unorm8":
-        _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask)
-    elif target.kind == "float32":
-        _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask)
-    else:
-        _write_generic(target, idx, dense, alive, color, rt, state, src1, colormask)
+    # A NaN colour converts to whatever the platform's cast gives (every path
+    # the same); it is not the application's warning to see.
+    with np.errstate(invalid="ignore"):
+        if target.kind == "unorm8":
+            _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask)
+        elif target.kind == "float32":
+            _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask)
+        else:
+            _write_generic(target, idx, dense, alive, color, rt, state, src1, colormask)
 
 
 def _write_channels(

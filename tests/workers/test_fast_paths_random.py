@@ -74,7 +74,12 @@ def random_draw(rng, textured: bool) -> np.ndarray:
             xy = c.reshape(-1, 2)
             for i in range(3 * n):
                 verts.append([*xy[i], z[i], 1.0, *col[i]])
-    return np.array(verts, np.float32)
+    out = np.array(verts, np.float32)
+    if rng.uniform() < 0.15:  # a non-finite attribute or depth somewhere
+        bad = rng.integers(0, len(out), 2)
+        out[bad[0], 4 + int(rng.integers(0, 4))] = np.nan
+        out[bad[1], 2] = [np.inf, -np.inf, np.nan][int(rng.integers(0, 3))]
+    return out
 
 
 def render(seed: int) -> tuple[bytes, bytes]:

@@ -187,40 +187,10 @@ def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
     return pos, win.astype(F32), w_oow.astype(F32), attr
 
 
-def _clip_polygons(
-    pos,
-    win,
-    oow,
-    attrs,
-    tris,
-    prim_ids,
-    plain,
-    needs,
-    or_mask,
-    *,
-    planes,
-    active,
-    interp,
-    flatshade_first,
-    scale,
-    translate,
-) -> ClippedGeometry:
-    """Sutherland-Hodgman on every triangle that needs it at once.
-
-    Polygons are rows of vertex indices (padded, with a count per row); each
-    plane of a polygon's original clip mask is applied in order, as draw does.
-    For an edge ``prev -> v`` the output gets ``prev`` when it is inside
-    (distance >= 0) and a new vertex when exactly one end is outside, so the
-    rows come out in the same order as draw's per-polygon loop.
-    """
-    flat = [i for i, m in enumerate(interp) if m == "constant"]
-    lin = [i for i, m in enumerate(interp) if m == "linear"]
-    persp = [i for i, m in enumerate(interp) if m == "perspective"]
-    scale_v = np.asarray(scale, F32)
-    translate_v = np.asarray(translate, F32)
-    table = _VertexTable(pos, win, oow, attrs)
-
-    src = np.nonzero(needs)[0]  # original triangle of each polygon
+def _plane_loop(table, tris, src, or_mask, planes, active, lin, persp, scale_v, translate_v):
+    """Sutherland-Hodgman, plane by plane, on every polygon at once (numpy):
+    returns the polygons as padded rows of vertex ids, their vertex counts and
+    which are still alive."""
     poly = tris[src].astype(np.int64)  # (S, MAXV)
     count = np.full(src.shape[0], 3, np.int64)
     masks = or_mask[src]
@@ -271,6 +241,116 @@ def _clip_polygons(
         poly[rows, : out.shape[1]] = out
         count[rows] = new_n
         alive[rows] &= ~bad & (new_n >= 3)
+    return poly, count, alive
+
+
+# Up to this many polygons to clip, the per-plane bookkeeping runs in Python
+# lists (_plane_loop_small): a full-screen triangle's two planes cost ~40 numpy
+# calls each in _plane_loop.  Same arithmetic, same vertex order.
+SMALL_POLYGONS = 4
+
+
+def _plane_loop_small(table, tris, src, or_mask, planes, active, lin, persp, scale_v, translate_v):
+    """:func:`_plane_loop` for a few polygons: the distances and the new
+    vertices are computed by the same float32 functions (``_dot4``,
+    ``_interp``), once per plane for every polygon; only the walk around
+    each polygon is done element by element."""
+    polys = [[int(v) for v in tris[i]] for i in src]
+    masks = [int(or_mask[i]) for i in src]
+    alive = [True] * len(polys)
+    for j, plane in enumerate(active):
+        rows = [r for r in range(len(polys)) if alive[r] and (masks[r] >> j) & 1]
+        if not rows:
+            continue
+        ids = [v for r in rows for v in polys[r]]
+        d_all = _dot4(table.pos[ids], planes[plane])
+        t_new, out_new, in_new, layouts = [], [], [], []
+        at = 0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for r in rows:
+                vid = polys[r]
+                n = len(vid)
+                d = d_all[at : at + n]
+                at += n
+                bad = not bool(np.isfinite(d).all())
+                out = []
+                for k in range(n):
+                    kn = k + 1 if k + 1 < n else 0
+                    dk, dn = d[k], d[kn]
+                    inside = bool(dk >= 0)
+                    if inside:
+                        out.append(vid[k])
+                    if inside != bool(dn >= 0):
+                        denom = dn - dk
+                        # draw interpolates from the endpoint nearer the plane
+                        base_is_next = bool(-dn < dk) if inside else not bool(-dk < dn)
+                        t_new.append(dn / denom if base_is_next else -dk / denom)
+                        out_new.append(vid[kn] if base_is_next else vid[k])
+                        in_new.append(vid[k] if base_is_next else vid[kn])
+                        out.append(-len(t_new))  # the len(t_new)-th new vertex
+                layouts.append((r, out, bad))
+        if t_new:
+            new_ids = table.append(
+                *_interp(
+                    table,
+                    np.array(t_new, F32),
+                    np.array(out_new, np.int64),
+                    np.array(in_new, np.int64),
+                    lin,
+                    persp,
+                    scale_v,
+                    translate_v,
+                )
+            )
+        for r, out, bad in layouts:
+            polys[r] = [v if v >= 0 else int(new_ids[-v - 1]) for v in out]
+            alive[r] = alive[r] and not bad and len(polys[r]) >= 3
+    width = max(3, max((len(p) for p in polys), default=3))
+    poly = np.zeros((len(polys), width), np.int64)
+    for r, p in enumerate(polys):
+        poly[r, : len(p)] = p
+    count = np.array([len(p) for p in polys], np.int64)
+    return poly, count, np.array(alive, bool)
+
+
+def _clip_polygons(
+    pos,
+    win,
+    oow,
+    attrs,
+    tris,
+    prim_ids,
+    plain,
+    needs,
+    or_mask,
+    *,
+    planes,
+    active,
+    interp,
+    flatshade_first,
+    scale,
+    translate,
+) -> ClippedGeometry:
+    """Sutherland-Hodgman on every triangle that needs it at once.
+
+    Polygons are rows of vertex indices (padded, with a count per row); each
+    plane of a polygon's original clip mask is applied in order, as draw does.
+    For an edge ``prev -> v`` the output gets ``prev`` when it is inside
+    (distance >= 0) and a new vertex when exactly one end is outside, so the
+    rows come out in the same order as draw's per-polygon loop.
+    """
+    flat = [i for i, m in enumerate(interp) if m == "constant"]
+    lin = [i for i, m in enumerate(interp) if m == "linear"]
+    persp = [i for i, m in enumerate(interp) if m == "perspective"]
+    scale_v = np.asarray(scale, F32)
+    translate_v = np.asarray(translate, F32)
+    table = _VertexTable(pos, win, oow, attrs)
+
+    src = np.nonzero(needs)[0]  # original triangle of each polygon
+    loop = _plane_loop_small if src.size <= SMALL_POLYGONS else _plane_loop
+    poly, count, alive = loop(
+        table, tris, src, or_mask, planes, active, lin, persp, scale_v, translate_v
+    )
     alive &= count >= 3
 
     live = np.nonzero(alive)[0]

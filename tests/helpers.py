@@ -92,6 +92,25 @@ def set_vertices(ctx, verts):
     ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=verts)])
 
 
+def bind_depth_test(ctx, func=pipe.CompareFunc.LESS, writemask=True):
+    dsa = pipe.DepthStencilAlphaState(
+        depth=pipe.DepthState(enabled=True, writemask=writemask, func=func)
+    )
+    ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+
+
+def draw_and_read(ctx, verts, rt, zs=None) -> list:
+    """Draw ``verts`` as a triangle list, flush, and read the colour target
+    back (and the depth target's bytes when given)."""
+    set_vertices(ctx, verts)
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=len(verts)))
+    ctx.flush()
+    out = [read_rgba8(ctx, rt)]
+    if zs is not None:
+        out.append(read_rgba8(ctx, zs))
+    return out
+
+
 def read_rgba8(ctx, res):
     w, h = res.width0, res.height0
     data, xfer = ctx.transfer_map(res, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, w, h, 1))

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import ADD, OVER, PASS_VS, bind_passthrough, make_target, read_rgba8, set_vertices
+from helpers import (
+    ADD,
+    OVER,
+    PASS_VS,
+    bind_depth_test,
+    bind_passthrough,
+    draw_and_read,
+    make_target,
+)
 
 import workers.raster as raster
 from gallium import pipe
@@ -49,23 +57,14 @@ def render(screen, verts, *, w, h, fs=FS_PLAIN, blend=None, depth=False, scissor
         if blend is not None:
             ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
         if depth:
-            dsa = pipe.DepthStencilAlphaState(
-                depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.LESS)
-            )
-            ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+            bind_depth_test(ctx)
         if scissor is not None:
             ctx.bind_rasterizer_state(
                 ctx.create_rasterizer_state(pipe.RasterizerState(scissor=True))
             )
             ctx.set_scissor_states(0, [pipe.ScissorState(*scissor)])
         ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0.1, 0.2, 0.3, 0.4), depth=1.0)
-        set_vertices(ctx, verts)
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=len(verts)))
-        ctx.flush()
-        out = [read_rgba8(ctx, rt)]
-        if zs is not None:
-            out.append(read_rgba8(ctx, zs))
-        return out
+        return draw_and_read(ctx, verts, rt, zs)
     finally:
         ctx.destroy()
 

@@ -16,10 +16,10 @@ from conftest import get_screen
 from helpers import (
     OVER,
     PASS_VS,
+    bind_depth_test,
     bind_passthrough,
+    draw_and_read,
     make_target,
-    read_rgba8,
-    set_vertices,
     texture_bindings,
 )
 
@@ -198,18 +198,9 @@ def render(verts, *, w=96, h=80, fs=FS_TEX, fmt=RGBA8, blend=None, depth=False, 
         if blend is not None:
             ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
         if depth:
-            dsa = pipe.DepthStencilAlphaState(
-                depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.LESS)
-            )
-            ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+            bind_depth_test(ctx)
         ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0.1, 0.2, 0.3, 0.4), depth=0.7)
-        set_vertices(ctx, verts)
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=len(verts)))
-        ctx.flush()
-        out = [read_rgba8(ctx, rt)]
-        if zs is not None:
-            out.append(read_rgba8(ctx, zs))
-        return out
+        return draw_and_read(ctx, verts, rt, zs)
     finally:
         ctx.destroy()
 

@@ -909,6 +909,9 @@ def _row_spans(ts, ids: np.ndarray, ya: np.ndarray, yb: np.ndarray, x0: np.ndarr
 
 # Tiles of the occlusion test (_hidden_tiles): 4x4 pixels.
 HIZ_SHIFT = 2
+# Below this many triangles of a draw in a band the test costs more than it saves
+# (a few dozen numpy calls per band and draw).
+HIZ_MIN_TRIANGLES = 64
 
 
 class _HiddenTiles:
@@ -996,7 +999,13 @@ def _hidden_tiles(scene, state: FragmentState, ts, ids: np.ndarray, y0: int, y1:
     a quantized depth buffer), so every occluding fragment is sure to be
     tested and written."""
     zs = scene.zsbuf
-    if zs is None or not state.early_z or state.needs_quads or not _opaque_winners_possible(state):
+    if (
+        ids.size < HIZ_MIN_TRIANGLES
+        or zs is None
+        or not state.early_z
+        or state.needs_quads
+        or not _opaque_winners_possible(state)
+    ):
         return None
     if not _winners_layout(zs):
         return None

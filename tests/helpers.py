@@ -23,6 +23,15 @@ DCL OUT[0], COLOR
 """
 
 
+# The pass-through colour through the shader kernel (not a pure pass-through,
+# so no shortcut skips the kernel): same output as PASS_FS.
+FS_MUL_ONE = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
+  0: MUL OUT[0], IN[0], IMM[0]
+  1: END
+"""
 # Standard "over" blending: colour SRC_ALPHA / INV_SRC_ALPHA, alpha ONE / INV_SRC_ALPHA.
 OVER = pipe.RtBlendState(
     blend_enable=True,

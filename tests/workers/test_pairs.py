@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 from helpers import (
     ADD,
+    FS_MUL_ONE,
     OVER,
+    PASS_FS,
     PASS_VS,
     bind_depth_test,
     bind_passthrough,
@@ -27,27 +29,12 @@ from helpers import (
 import workers.raster as raster
 from gallium import pipe
 
-FS_PLAIN = """FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-  0: MOV OUT[0], IN[0]
-  1: END
-"""
-# runs the shader kernel (not a pure pass-through)
-FS_MUL_ONE = """FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
-  0: MUL OUT[0], IN[0], IMM[0]
-  1: END
-"""
-
 
 def vertex(x, y, z, colour):
     return [x, y, z, 1.0, *colour]
 
 
-def render(screen, verts, *, w, h, fs=FS_PLAIN, blend=None, depth=False, scissor=None,
+def render(screen, verts, *, w, h, fs=PASS_FS, blend=None, depth=False, scissor=None,
            fmt=pipe.Format.R8G8B8A8_UNORM, threaded=False):  # fmt: skip
     ctx = screen.context_create(threaded=threaded)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import PASS_VS, make_target, read_rgba8, set_vertices
+from helpers import FS_MUL_ONE, PASS_VS, make_target, read_rgba8, set_vertices
 
 import workers.raster as raster
 from gallium import pipe
@@ -31,15 +31,6 @@ IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
   0: KILL_IF IMM[0]
   1: MOV OUT[0], IN[0]
   2: END
-"""
-# Not a pure pass-through (so the kernel runs and the float colour is converted
-# exactly), no derivatives, no kill: the single-pixel path with early depth test.
-FS_MUL_ONE = """FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-IMM[0] FLT32 {1.0, 1.0, 1.0, 1.0}
-  0: MUL OUT[0], IN[0], IMM[0]
-  1: END
 """
 FS_DDX_ZERO = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE

@@ -318,13 +318,19 @@ class PlaneColour:
             rows += s[0][:, None]
             cols = s[2][:, None] * self.py.astype(F32)[None, :]
             ends = rows[:, [0, -1]][:, None, :] + cols[:, [0, -1]][:, :, None]  # (4, 2, 2)
-            inside = (ends.min(axis=(1, 2)) >= 0) & (ends.max(axis=(1, 2)) <= _U8_TOP)
-            self._lines = (rows, cols, inside)
+            lo, hi = ends.min(axis=(1, 2)), ends.max(axis=(1, 2))
+            inside = (lo >= 0) & (hi <= _U8_TOP)
+            self._lines = (rows, cols, inside, _uniform8(ends, lo, hi))
         return self._lines
+
+    def uniform8(self) -> tuple[int | None, ...]:
+        """Per channel, the one UNORM8 value every pixel of the rectangle
+        stores, or None where they differ."""
+        return self._scaled_lines()[3]
 
     def unorm8_scaled(self, c: int) -> np.ndarray:
         """Channel ``c`` as float32 in [0, 255.99]: truncating it gives the UNORM8 value."""
-        rows, cols, inside = self._scaled_lines()
+        rows, cols, inside, _ = self._scaled_lines()
         u = np.add(rows[c][None, :], cols[c][:, None])
         if not inside[c]:
             np.clip(u, F32(0.0), _U8_TOP, out=u)
@@ -336,7 +342,7 @@ class PlaneColour:
         Where no clamp is needed the add casts straight into ``out`` (one
         call, no float32 temporary: ~1.7x faster than add, then cast); the
         values are the same float32 sums truncated the same way."""
-        rows, cols, inside = self._scaled_lines()
+        rows, cols, inside, _ = self._scaled_lines()
         if inside[c]:
             np.add(rows[c][None, :], cols[c][:, None], out=out, casting="unsafe")
         else:
@@ -349,6 +355,10 @@ class PlaneColour:
             self.store_unorm8(c, out[c])
         return out
 
+    def unorm8_source(self) -> Src8:
+        """The UNORM8 values as a blend source: uniform channels stay constants."""
+        return Src8(self, self.uniform8())
+
 
 class MixedPlaneColour:
     """Two triangles' PlaneColours over one rectangle: ``a``'s values where
@@ -357,10 +367,11 @@ class MixedPlaneColour:
     not depend on the rectangle), so two triangles either side of a shared
     edge blend and store once instead of twice with coverage masks."""
 
-    __slots__ = ("a", "b", "sel")
+    __slots__ = ("_inv", "a", "b", "sel")
 
     def __init__(self, a: PlaneColour, b: PlaneColour, sel: np.ndarray) -> None:
         self.a, self.b, self.sel = a, b, sel
+        self._inv: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -379,12 +390,23 @@ class MixedPlaneColour:
         self.a.store_unorm8(c, out)
         other = np.empty(out.shape, out.dtype)
         self.b.store_unorm8(c, other)
-        np.copyto(out, other, where=~self.sel)
+        np.copyto(out, other, where=self._not_sel())
+
+    def _not_sel(self) -> np.ndarray:
+        if self._inv is None:
+            self._inv = ~self.sel
+        return self._inv
 
     def unorm8_stack(self) -> np.ndarray:
         out = self.a.unorm8_stack()
-        np.copyto(out, self.b.unorm8_stack(), where=~self.sel)
+        np.copyto(out, self.b.unorm8_stack(), where=self._not_sel())
         return out
+
+    def uniform8(self) -> tuple[int | None, ...]:
+        return tuple(u if u == v else None for u, v in zip(self.a.uniform8(), self.b.uniform8()))
+
+    def unorm8_source(self) -> Src8:
+        return Src8(self, self.uniform8())
 
 
 class TexelWords:
@@ -495,6 +517,53 @@ class PixelPlaneColour:
 
 
 _U8_TOP = F32(255.99)
+
+
+def _uniform8(ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[int | None, ...]:
+    """Per channel of (C, 2, 2) scaled-plane corner sums with their minimum
+    ``lo`` and maximum ``hi``: the UNORM8 value every pixel stores when the
+    clamped extremes truncate to the same integer (each pixel's sum lies
+    between them, and clamping and truncating are monotonic), else None.
+    Corners that are not finite never count as uniform."""
+    finite = np.isfinite(ends).all(axis=(1, 2))
+    a = np.clip(np.where(finite, lo, 0), F32(0.0), _U8_TOP).astype(np.int64)
+    b = np.clip(np.where(finite, hi, 0), F32(0.0), _U8_TOP).astype(np.int64)
+    return tuple(int(x) if f and x == y else None for x, y, f in zip(a, b, finite))
+
+
+class Src8:
+    """A blend source of UNORM8 values, (4, ...) like a uint16 stack:
+    ``src[ch]`` is the channels' (k, ...) uint16 values, or, when every one of
+    them is uniform over the rectangle, a (k, 1, ...) array of the constants
+    (the blend then multiplies by a broadcast constant, and the channel is
+    never evaluated per pixel).  Channels are evaluated on first use."""
+
+    __slots__ = ("_done", "_stack", "color", "shape", "uniform")
+
+    def __init__(self, color: Any, uniform: tuple[int | None, ...]) -> None:
+        self.color = color
+        self.uniform = uniform
+        self.shape = color.shape
+        self._stack = np.empty(self.shape, np.uint16)
+        self._done = [False] * 4
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __getitem__(self, ch: slice) -> np.ndarray:
+        chans = range(*ch.indices(4))
+        values = [self.uniform[c] for c in chans]
+        if None not in values:
+            return np.array(values, np.uint16).reshape((len(values),) + (1,) * (self.ndim - 1))
+        for c in chans:
+            if not self._done[c]:
+                if self.uniform[c] is None:
+                    self.color.store_unorm8(c, self._stack[c])
+                else:
+                    self._stack[c] = self.uniform[c]
+                self._done[c] = True
+        return self._stack[ch]
 
 
 # ----------------------------------------------------------------------------
@@ -904,13 +973,19 @@ def _sum_fits_unorm8(ch: slice, sf: int, df: int) -> bool:
 
 
 def blend_unorm8(
-    rt: RtBlendState, src: np.ndarray, dst: np.ndarray, const: Any, src1: Any
+    rt: RtBlendState, src: Any, dst: np.ndarray, const: Any, src1: Any, out: Any = None
 ) -> np.ndarray:
-    """Blend (4, ...) uint16 stacks of 8-bit values exactly as llvmpipe does."""
+    """Blend (4, ...) uint16 stacks of 8-bit values exactly as llvmpipe does.
+
+    ``src`` is a stack or a :class:`Src8`; ``out`` may be ``dst`` itself (the
+    blend reads each group's destination channels, and the alpha it may use,
+    before it writes them: RGB goes first and reads only RGB and A, A reads
+    only A)."""
     c8 = (unorm8_bits(np.asarray(const, F32)) & np.uint32(0xFF)).astype(np.uint16)
     c8 = c8.reshape((4,) + (1,) * (src.ndim - 1))
     one = np.uint16(255)
-    out = np.empty_like(src)
+    if out is None:
+        out = np.empty(src.shape, np.uint16)
     for ch, func, sf, df in _groups(rt):
         if func in (BlendFunc.MIN, BlendFunc.MAX):
             op = np.minimum if func == BlendFunc.MIN else np.maximum
@@ -1130,6 +1205,9 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     elif resident is not None:
         resident.release(target, idx if dense else None)
     planes = isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour)
+    if keep and isinstance(color, PlaneColour | MixedPlaneColour):
+        _blend_planes_kept(target, idx, kept, color, rt, state, src1, colormask, resident)
+        return
     if isinstance(color, TexelWords):
         if not rt.blend_enable and colormask == 0xF and dense and color.same_layout(perm):
             store_masked(target.words[idx], color.words, alive)
@@ -1190,6 +1268,34 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
         store_masked(target.words[idx], word, alive)
     else:
         target.words[idx] = word
+
+
+def _blend_planes_kept(target, idx, kept, color, rt, state, src1, colormask, resident) -> None:
+    """A blended dense rectangle of plane colours onto the band's kept bytes
+    (``kept``; None: read from the target); the result is kept for the band
+    (see ResidentColour).  Channels uniform over the rectangle (a flat
+    alpha) blend as constants.  (Blending 64k-pixel chunks of rows, to keep
+    the temporaries in cache, measured slower with two workers: the extra
+    calls cost more in GIL hand-offs than the cache saves.)"""
+    perm = target.perm
+    if kept is None:
+        pixels = target.typed[idx]
+        kept = np.empty(color.shape, np.uint16)  # blended in place below
+        for i in range(4):
+            if perm[i] >= 0:
+                kept[i] = pixels[..., perm[i]]
+            else:
+                kept[i] = 255
+    s1 = None if src1 is None else unorm8_bits(src1).astype(np.uint16)
+    channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
+    # every channel written (none masked, none padding): blend in place
+    whole = len(channels) == 4 and kept.dtype == np.uint16
+    src = color.unorm8_source()
+    bits = blend_unorm8(rt, src, kept, state.blend_color, s1, out=kept if whole else None)
+    if not whole:
+        for i in channels:
+            np.copyto(kept[i], bits[i], casting="unsafe")
+    resident.put(target, idx, kept)
 
 
 def _store_channel(color: Any, bits: np.ndarray | None, i: int, out: np.ndarray) -> None:

@@ -55,6 +55,8 @@ def random_draw(rng, textured: bool) -> np.ndarray:
                 cols = [c, c, c, c]
             else:
                 cols = rng.uniform(0, 1, (4, 4))
+                if rng.uniform() < 0.5:  # one alpha: a uniform blend factor
+                    cols[:, 3] = rng.uniform(0, 1)
             z = (
                 rng.uniform(0.1, 0.9, 4)
                 if rng.uniform() < 0.5

@@ -341,9 +341,12 @@ class PlaneColour:
 
         Where no clamp is needed the add casts straight into ``out`` (one
         call, no float32 temporary: ~1.7x faster than add, then cast); the
-        values are the same float32 sums truncated the same way."""
-        rows, cols, inside, _ = self._scaled_lines()
-        if inside[c]:
+        values are the same float32 sums truncated the same way.  A uniform
+        channel (see :meth:`uniform8`) is filled with its value."""
+        rows, cols, inside, uniform = self._scaled_lines()
+        if uniform[c] is not None:
+            out[...] = uniform[c]
+        elif inside[c]:
             np.add(rows[c][None, :], cols[c][:, None], out=out, casting="unsafe")
         else:
             np.copyto(out, self.unorm8_scaled(c), casting="unsafe")
@@ -388,6 +391,8 @@ class MixedPlaneColour:
 
     def store_unorm8(self, c: int, out: np.ndarray) -> None:
         self.a.store_unorm8(c, out)
+        if self.a.uniform8()[c] is not None and self.a.uniform8()[c] == self.b.uniform8()[c]:
+            return
         other = np.empty(out.shape, out.dtype)
         self.b.store_unorm8(c, other)
         np.copyto(out, other, where=self._not_sel())

@@ -12,6 +12,11 @@ from workers.fragment import MixedPlaneColour, PlaneColour, Src8, blend_unorm8
 F32 = np.float32
 
 
+def reference(pc):
+    """Every pixel's UNORM8 values the long way (clamped float sums, truncated)."""
+    return np.stack([pc.unorm8_scaled(c).astype(np.uint16) for c in range(4)])
+
+
 def plane(a0, dadx, dady, w=37, h=23, x0=5, y0=3):
     """A PlaneColour whose four channels have the given (a0, dadx, dady)."""
     coef = np.array([a0, dadx, dady], F32)  # (3, 4)
@@ -29,7 +34,8 @@ CASES = [
 @pytest.mark.parametrize("a0, dadx, dady", CASES)
 def test_uniform_channels_match_every_pixel(a0, dadx, dady):
     pc = plane(a0, dadx, dady)
-    stack = pc.unorm8_stack()
+    stack = reference(pc)
+    assert np.array_equal(pc.unorm8_stack(), stack)  # uniform channels stored as fills
     got = pc.uniform8()
     for c in range(4):
         values = np.unique(stack[c])
@@ -53,12 +59,15 @@ def test_mixed_is_uniform_only_where_both_agree():
     a = plane((0.5, 0.5, 0.25, 0.75), (0.0,) * 4, (0.0,) * 4)
     b = plane((0.5, 0.25, 0.25, 0.75), (0.0,) * 4, (0.0,) * 4)
     sel = np.tri(23, 37, dtype=bool)
-    assert MixedPlaneColour(a, b, sel).uniform8() == (128, None, 64, 191)
+    mixed = MixedPlaneColour(a, b, sel)
+    assert mixed.uniform8() == (128, None, 64, 191)
+    want = np.where(sel, reference(a), reference(b))
+    assert np.array_equal(mixed.unorm8_stack(), want)
 
 
 def test_src8_gives_the_stack_values_or_their_constants():
     pc = plane((0.3, 0.1, 0.2, 0.6), (0.01, 0.0, 0.02, 0.0), (0.02, 0.0, 0.0, 0.0))
-    stack = pc.unorm8_stack()
+    stack = reference(pc)
     src = Src8(pc, pc.uniform8())
     assert src.uniform == (None, 26, None, 153)
     rgb = src[slice(0, 3)]
@@ -92,7 +101,7 @@ def test_blend_with_uniform_source_and_in_place_output(sf, df, in_place):
         alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
     )
     dst = rng.integers(0, 256, pc.shape).astype(np.uint16)
-    want = blend_unorm8(rt, pc.unorm8_stack(), dst.copy(), (0, 0, 0, 0), None)
+    want = blend_unorm8(rt, reference(pc), dst.copy(), (0, 0, 0, 0), None)
     d = dst.copy()
     src = Src8(pc, pc.uniform8())
     got = blend_unorm8(rt, src, d, (0, 0, 0, 0), None, out=d if in_place else None)

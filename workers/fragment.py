@@ -317,11 +317,16 @@ class PlaneColour:
             rows = s[1][:, None] * self.px.astype(F32)[None, :]
             rows += s[0][:, None]
             cols = s[2][:, None] * self.py.astype(F32)[None, :]
-            ends = rows[:, [0, -1]][:, None, :] + cols[:, [0, -1]][:, :, None]  # (4, 2, 2)
-            lo, hi = ends.min(axis=(1, 2)), ends.max(axis=(1, 2))
-            inside = (lo >= 0) & (hi <= _U8_TOP)
-            self._lines = (rows, cols, inside, _uniform8(ends, lo, hi))
+            self._lines = _lines(rows, cols)
         return self._lines
+
+    def col_slice(self, x0: int, x1: int) -> PlaneColour:
+        """The same planes over columns ``x0:x1`` of the rectangle (its own
+        clamp test and uniform channels: the slice may need neither)."""
+        part = PlaneColour(self.coef, self.px[x0:x1], self.py, self.scaled)
+        rows, cols, _, _ = self._scaled_lines()
+        part._lines = _lines(rows[:, x0:x1], cols)
+        return part
 
     def uniform8(self) -> tuple[int | None, ...]:
         """Per channel, the one UNORM8 value every pixel of the rectangle
@@ -370,11 +375,16 @@ class MixedPlaneColour:
     not depend on the rectangle), so two triangles either side of a shared
     edge blend and store once instead of twice with coverage masks."""
 
-    __slots__ = ("_inv", "a", "b", "sel")
+    __slots__ = ("_inv", "_pieces", "a", "b", "parts", "sel")
 
-    def __init__(self, a: PlaneColour, b: PlaneColour, sel: np.ndarray) -> None:
+    def __init__(
+        self, a: PlaneColour, b: PlaneColour, sel: np.ndarray, parts: list | None = None
+    ) -> None:
         self.a, self.b, self.sel = a, b, sel
+        # runs of columns (x0, x1, kind): kind 0 all a's, 1 all b's, 2 mixed
+        self.parts = [(0, sel.shape[1], 2)] if parts is None else parts
         self._inv: np.ndarray | None = None
+        self._pieces: list | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -390,12 +400,37 @@ class MixedPlaneColour:
         return np.where(self.sel, self.a.unorm8_scaled(c), self.b.unorm8_scaled(c))
 
     def store_unorm8(self, c: int, out: np.ndarray) -> None:
-        self.a.store_unorm8(c, out)
-        if self.a.uniform8()[c] is not None and self.a.uniform8()[c] == self.b.uniform8()[c]:
+        """Columns of one triangle store its planes alone; mixed columns
+        store both and keep b's where ``sel`` is not set."""
+        if self.parts == [(0, self.sel.shape[1], 2)]:
+            self._store_mixed(c, out, self.a, self.b, self._not_sel())
+            return
+        if self._pieces is None:
+            self._pieces = []
+            for x0, x1, kind in self.parts:
+                if kind == 2:
+                    piece = (
+                        self.a.col_slice(x0, x1),
+                        self.b.col_slice(x0, x1),
+                        ~self.sel[:, x0:x1],
+                    )
+                else:
+                    piece = ((self.a, self.b)[kind].col_slice(x0, x1),)
+                self._pieces.append((x0, x1, piece))
+        for x0, x1, piece in self._pieces:
+            if len(piece) == 1:
+                piece[0].store_unorm8(c, out[:, x0:x1])
+            else:
+                self._store_mixed(c, out[:, x0:x1], *piece)
+
+    @staticmethod
+    def _store_mixed(c: int, out: np.ndarray, a: PlaneColour, b: PlaneColour, not_sel) -> None:
+        a.store_unorm8(c, out)
+        if a.uniform8()[c] is not None and a.uniform8()[c] == b.uniform8()[c]:
             return
         other = np.empty(out.shape, out.dtype)
-        self.b.store_unorm8(c, other)
-        np.copyto(out, other, where=self._not_sel())
+        b.store_unorm8(c, other)
+        np.copyto(out, other, where=not_sel)
 
     def _not_sel(self) -> np.ndarray:
         if self._inv is None:
@@ -403,8 +438,9 @@ class MixedPlaneColour:
         return self._inv
 
     def unorm8_stack(self) -> np.ndarray:
-        out = self.a.unorm8_stack()
-        np.copyto(out, self.b.unorm8_stack(), where=self._not_sel())
+        out = np.empty(self.shape, np.uint16)
+        for c in range(4):
+            self.store_unorm8(c, out[c])
         return out
 
     def uniform8(self) -> tuple[int | None, ...]:
@@ -522,6 +558,14 @@ class PixelPlaneColour:
 
 
 _U8_TOP = F32(255.99)
+
+
+def _lines(rows: np.ndarray, cols: np.ndarray) -> tuple:
+    """(rows, cols, inside, uniform) for PlaneColour._scaled_lines."""
+    ends = rows[:, [0, -1]][:, None, :] + cols[:, [0, -1]][:, :, None]  # (4, 2, 2)
+    lo, hi = ends.min(axis=(1, 2)), ends.max(axis=(1, 2))
+    inside = (lo >= 0) & (hi <= _U8_TOP)
+    return rows, cols, inside, _uniform8(ends, lo, hi)
 
 
 def _uniform8(ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[int | None, ...]:

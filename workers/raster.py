@@ -399,23 +399,45 @@ def _split_interior(scene, state, ts, t: int, edge: int, x0, x1, y0, y1, band) -
         ms = [(-(c + dy * y)) // -dx + 1 for y in (y0, y1)]
         left, right = u, t
         left_end, right_start = min(ms) - 1, max(ms)
+    m0, m1 = max(left_end + 1, x0), min(right_start - 1, x1)
+    if not (scene.zsbuf is not None and state.depth_enabled):
+        # one set of fragment operations for the whole interior: each
+        # triangle's columns store its planes alone, the crossed ones both
+        parts = []
+        if min(left_end, x1) >= x0:
+            parts.append((0, min(left_end, x1) - x0 + 1, int(left != t)))
+        if m0 <= m1:
+            parts.append((m0 - x0, m1 - x0 + 1, 2))
+        if max(right_start, x0) <= x1:
+            parts.append((max(right_start, x0) - x0, x1 - x0 + 1, int(right != t)))
+        _dense_mixed(scene, state, ts, t, c, dx, dy, x0, x1, y0, y1, band, parts)
+        return
     if min(left_end, x1) >= x0:
         _dense_rect(scene, state, ts, left, x0, min(left_end, x1), y0, y1, band, False)
-    m0, m1 = max(left_end + 1, x0), min(right_start - 1, x1)
     if m0 <= m1:
         _dense_mixed(scene, state, ts, t, c, dx, dy, m0, m1, y0, y1, band)
     if max(right_start, x0) <= x1:
         _dense_rect(scene, state, ts, right, max(right_start, x0), x1, y0, y1, band, False)
 
 
-def _dense_mixed(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band) -> None:
+def _dense_mixed(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band, parts=None) -> None:
     """Pass-through outputs over a rectangle covered by t and t+1 together:
     t's planes where its shared edge ``c - dx*x + dy*y`` is positive, t+1's
-    elsewhere; one set of fragment operations for the whole rectangle."""
+    elsewhere; one set of fragment operations for the whole rectangle.
+    ``parts``: runs of columns (x0, x1, kind) relative to the rectangle,
+    kind 0 all t's, 1 all t+1's, 2 crossed by the edge (None: all crossed)."""
     u = t + 1
     px = np.arange(x0, x1 + 1, dtype=np.int64)
     py = np.arange(y0, y1 + 1, dtype=np.int64)
-    on_t = ((c - dx * px)[None, :] + (dy * py)[:, None]) > 0
+    if parts is None:
+        on_t = ((c - dx * px)[None, :] + (dy * py)[:, None]) > 0
+    else:
+        on_t = np.empty((py.size, px.size), bool)
+        for p0, p1, kind in parts:
+            if kind == 2:
+                on_t[:, p0:p1] = ((c - dx * px[p0:p1])[None, :] + (dy * py)[:, None]) > 0
+            else:
+                on_t[:, p0:p1] = kind == 0
     outputs = {}
     for reg, slot in state.passthrough.items():
         table = _unorm8_table(ts, slot)
@@ -423,6 +445,7 @@ def _dense_mixed(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band) -> N
             PlaneColour(ts.inputs[t, slot], px, py, table[t]),
             PlaneColour(ts.inputs[u, slot], px, py, table[u]),
             on_t,
+            parts,
         )
     z: object = F32(0.0)
     if scene.zsbuf is not None and state.depth_enabled:

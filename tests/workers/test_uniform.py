@@ -108,3 +108,26 @@ def test_blend_with_uniform_source_and_in_place_output(sf, df, in_place):
     assert np.array_equal(got, want)
     if in_place:
         assert got is d
+
+
+def test_mixed_columns_in_runs_store_each_pixels_own_planes():
+    """A rectangle in runs of columns (one triangle's, crossed, the other's)
+    stores what the fully mixed rectangle stores; the runs' own clamp tests
+    differ from the whole rectangle's (a's plane leaves [0, 1] on b's side)."""
+    h, w = 19, 40
+    a = plane((0.2, 0.5, 0.9, 0.5), (0.03, 0.0, -0.02, 0.0), (0.001, 0.0, 0.0, 0.0), w=w, h=h)
+    b = plane((0.8, 0.5, 0.1, 0.25), (-0.01, 0.0, 0.01, 0.0), (0.002, 0.0, 0.0, 0.0), w=w, h=h)
+    x = np.arange(w)[None, :]
+    y = np.arange(h)[:, None]
+    sel = x < 12 + y  # a on the left, b on the right, the edge crossing columns 12..30
+    parts = [(0, 12, 0), (12, 31, 2), (31, w, 1)]
+    assert sel[:, :12].all() and not sel[:, 31:].any()
+    want = np.where(sel, reference(a), reference(b))
+    whole = MixedPlaneColour(a, b, sel)
+    runs = MixedPlaneColour(a, b, sel, parts)
+    assert np.array_equal(whole.unorm8_stack(), want)
+    assert np.array_equal(runs.unorm8_stack(), want)
+    # alpha: 128 on a's side, 64 on b's: not uniform as a whole
+    assert runs.uniform8()[3] is None
+    # a's plane clamps somewhere over the whole rectangle but not over its own columns
+    assert not a._scaled_lines()[2][0] and a.col_slice(0, 12)._scaled_lines()[2][0]

@@ -1273,13 +1273,7 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
         if kept is not None:
             dst = kept
         else:
-            pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)
-            dst = np.empty(src.shape, np.uint8)
-            for i in range(4):
-                if perm[i] >= 0:
-                    dst[i] = pixels[..., perm[i]]
-                else:
-                    dst[i] = 255
+            dst = _read_stack(target, idx, np.uint8)
         s1 = None
         if src1 is not None:
             s1 = unorm8_bits(src1).astype(np.uint16)
@@ -1319,6 +1313,16 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
         target.words[idx] = word
 
 
+def _read_stack(target: Any, idx: tuple, dtype: Any) -> np.ndarray:
+    """The target's pixels at ``idx`` as a (4, ...) RGBA stack of 8-bit values
+    (a channel the format lacks reads 255)."""
+    pixels = target.typed[idx]  # (..., 4) uint8: view (dense) or copy (sparse)
+    out = np.empty((4, *pixels.shape[:-1]), dtype)
+    for i, p in enumerate(target.perm):
+        out[i] = pixels[..., p] if p >= 0 else 255
+    return out
+
+
 def _blend_planes_kept(target, idx, kept, color, rt, state, src1, colormask, resident) -> None:
     """A blended dense rectangle of plane colours onto the band's kept bytes
     (``kept``; None: read from the target); the result is kept for the band
@@ -1328,13 +1332,7 @@ def _blend_planes_kept(target, idx, kept, color, rt, state, src1, colormask, res
     calls cost more in GIL hand-offs than the cache saves.)"""
     perm = target.perm
     if kept is None:
-        pixels = target.typed[idx]
-        kept = np.empty(color.shape, np.uint16)  # blended in place below
-        for i in range(4):
-            if perm[i] >= 0:
-                kept[i] = pixels[..., perm[i]]
-            else:
-                kept[i] = 255
+        kept = _read_stack(target, idx, np.uint16)  # blended in place below
     s1 = None if src1 is None else unorm8_bits(src1).astype(np.uint16)
     channels = [i for i in range(4) if perm[i] >= 0 and colormask >> i & 1]
     # every channel written (none masked, none padding): blend in place

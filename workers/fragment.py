@@ -17,6 +17,7 @@ with ``t = a*b; (t + (t >> 8) + 128) >> 8``, adds with saturation.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -561,23 +562,39 @@ _U8_TOP = F32(255.99)
 
 
 def _lines(rows: np.ndarray, cols: np.ndarray) -> tuple:
-    """(rows, cols, inside, uniform) for PlaneColour._scaled_lines."""
-    ends = rows[:, [0, -1]][:, None, :] + cols[:, [0, -1]][:, :, None]  # (4, 2, 2)
-    lo, hi = ends.min(axis=(1, 2)), ends.max(axis=(1, 2))
-    inside = (lo >= 0) & (hi <= _U8_TOP)
-    return rows, cols, inside, _uniform8(ends, lo, hi)
+    """(rows, cols, inside, uniform) for PlaneColour._scaled_lines: per
+    channel whether every sum ``rows[c][x] + cols[c][y]`` lies in [0, 255.99]
+    (each rounding step is monotonic in x and in y, so the extremes are among
+    the four corner sums) and the uniform UNORM8 value (see :func:`_uniform8`).
+
+    The corner sums are the only float32 work (one add); the rest compares
+    their exact values as Python floats: a few microseconds a rectangle
+    (or column run), all of it holding the GIL, where a dozen small numpy
+    calls took ~50."""
+    ends = (rows[:, (0, -1)][:, None, :] + cols[:, (0, -1)][:, :, None]).reshape(-1, 4).tolist()
+    inside, uniform = [], []
+    for e in ends:
+        if not all(map(math.isfinite, e)):  # (min and max skip a NaN)
+            inside.append(False)
+            uniform.append(None)
+            continue
+        lo, hi = min(e), max(e)
+        inside.append(lo >= 0.0 and hi <= _U8_TOP_F)
+        uniform.append(_uniform8(lo, hi))
+    return rows, cols, inside, tuple(uniform)
 
 
-def _uniform8(ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[int | None, ...]:
-    """Per channel of (C, 2, 2) scaled-plane corner sums with their minimum
-    ``lo`` and maximum ``hi``: the UNORM8 value every pixel stores when the
-    clamped extremes truncate to the same integer (each pixel's sum lies
-    between them, and clamping and truncating are monotonic), else None.
-    Corners that are not finite never count as uniform."""
-    finite = np.isfinite(ends).all(axis=(1, 2))
-    a = np.clip(np.where(finite, lo, 0), F32(0.0), _U8_TOP).astype(np.int64)
-    b = np.clip(np.where(finite, hi, 0), F32(0.0), _U8_TOP).astype(np.int64)
-    return tuple(int(x) if f and x == y else None for x, y, f in zip(a, b, finite))
+_U8_TOP_F = float(_U8_TOP)
+
+
+def _uniform8(lo: float, hi: float) -> int | None:
+    """For one channel's finite scaled-plane corner sums' minimum ``lo`` and
+    maximum ``hi``: the UNORM8 value every pixel stores when the clamped
+    extremes truncate to the same integer (each pixel's sum lies between
+    them, and clamping and truncating are monotonic), else None.  (Corners
+    that are not finite never count as uniform.)"""
+    a = int(min(max(lo, 0.0), _U8_TOP_F))
+    return a if a == int(min(max(hi, 0.0), _U8_TOP_F)) else None
 
 
 class Src8:

@@ -220,7 +220,9 @@ def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
     it is one reset, another context drawing at the same time is untouched,
     and the next frame is whole again."""
     import workers.raster as raster
+    from gallium.numpipe.scene import band_height
 
+    assert band_height(64, 320) == 128
     real = raster.execute_band
     armed = {}  # target resource -> band to fail once
 
@@ -239,7 +241,7 @@ def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
         bad.set_device_reset_callback(seen.append)
         rts = {}
         for ctx in (bad, good):
-            rts[ctx] = make_target(screen, ctx, 64, 256)[0]  # 4 bands of 64 rows
+            rts[ctx] = make_target(screen, ctx, 64, 320)[0]  # bands: rows 0-127, 128-255, 256-319
             bind_passthrough(ctx)
             set_vertices(ctx, TRI)
             ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 1, 1))  # blue before the frames
@@ -259,8 +261,8 @@ def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
         fences[1].wait(10)
         bad.flush().wait(10)  # reported once: nothing more to raise
         img = read_rgba8(bad, rts[bad])
-        assert (img[:64] == [0, 255, 0, 255]).all() and (img[128:] == [0, 255, 0, 255]).all()
-        assert (img[64:128] == [0, 0, 255, 255]).all()  # band 1: neither clear nor draw
+        assert (img[:128] == [0, 255, 0, 255]).all() and (img[256:] == [0, 255, 0, 255]).all()
+        assert (img[128:256] == [0, 0, 255, 255]).all()  # band 1: neither clear nor draw
         assert (read_rgba8(good, rts[good]) == [0, 255, 0, 255]).all()
         assert good.get_device_reset_status() == pipe.ResetStatus.NO_RESET
         assert bad.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET

@@ -6,8 +6,8 @@ A context records clears and set-up triangles into its current
 :class:`Scene` on the driver thread; ``flush`` hands the scene to the screen's
 worker pool and starts a new one.  A scene is fixed to one framebuffer.  The
 framebuffer is cut into tiles of 64x64 pixels; the unit of work is a *band*,
-one to four rows of tiles across the whole width (``band_height``), because a
-kernel call over a band (64-256 rows x width pixels) is big enough to amortise
+one to eight rows of tiles across the whole width (``band_height``), because a
+kernel call over a band (64-512 rows x width pixels) is big enough to amortise
 numpy's per-call overhead while bands still balance well across workers.
 
 Each draw is *binned* when it is added: a CSR index gives, for every band,
@@ -40,16 +40,24 @@ from .setup import TriangleSet, concat_triangle_sets
 TILE = 64
 
 
-def band_height(height: int) -> int:
-    """Rows per band: whole tiles, more of them on tall framebuffers so each
-    kernel call gets more pixels.  Depends on the framebuffer only, never on
+BAND_PIXELS = 1 << 19  # at most, unless one row of tiles has more
+
+
+def band_height(width: int, height: int) -> int:
+    """Rows per band: whole tiles, as many as fit in ``BAND_PIXELS`` pixels
+    across the width, at most 8 and at most a half of the height (so two
+    workers have a band each).  Depends on the framebuffer only, never on
     the number of workers (results do not depend on it either).
 
-    Bigger calls also mean fewer GIL hand-offs between workers: on 1024 rows,
-    256-row bands made two workers 1.5x faster than 128-row bands on
-    full-screen fills and blends (the workers ping-pong the GIL at every
-    numpy call boundary), at the cost of ~10% on small-triangle scenes."""
-    return TILE * max(1, min(4, height // 256))
+    Bigger calls mean fewer GIL hand-offs between workers (they ping-pong the
+    GIL at every numpy call boundary): on 1024x1024, 256-row bands made two
+    workers 1.5x faster than 128-row bands on full-screen fills and blends,
+    and 512-row bands (one per worker) another 5-20% on fill, blend, texture
+    and small triangles.  A fragment shader that runs the TGSI kernel shades
+    at most ``SHADE_LANES`` lanes a call whatever the band (see
+    workers/raster.py), so its temporaries stay in cache."""
+    tiles = min(8, height // (2 * TILE), BAND_PIXELS // (TILE * max(1, width)))
+    return TILE * max(1, tiles)
 
 
 @dataclass
@@ -171,7 +179,7 @@ class Scene:
         self.cbufs = cbufs
         self.zsbuf = zsbuf
         self.commands: list[ClearCmd | DrawCmd | MarkerCmd] = []
-        self.band_rows = band_height(height)
+        self.band_rows = band_height(width, height)
         self.nbands = max(1, -(-height // self.band_rows))
         self.fence = Fence(label=label)
         self.resources: set[Any] = set()

@@ -186,14 +186,14 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
     area = (bb[:, 2] - bb[:, 0] + 1) * rows
     dense = area >= DENSE_MIN_PIXELS
     hiz: Any = False  # the band's occluded tiles, made for the first sparse run
-    # Walk runs of equal kind in submission order.
+    # Walk runs of equal kind in submission order (their bounds found by
+    # numpy: a band of a medium frame has thousands of sparse triangles).
     n = ids.size
-    start = 0
-    while start < n:
-        kind = dense[start]
-        end = start + 1
-        while end < n and dense[end] == kind:
-            end += 1
+    if n == 0:
+        return
+    cuts = (np.flatnonzero(dense[1:] != dense[:-1]) + 1).tolist()
+    for start, end in zip([0, *cuts], [*cuts, n]):
+        kind = bool(dense[start])
         if kind:
             i = start
             while i < end:
@@ -209,7 +209,6 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
             if hiz is False:
                 hiz = _hidden_tiles(scene, state, ts, ids, y0, y1)
             _sparse_run(scene, state, ts, ids[start:end], y0, y1, band, hiz)
-        start = end
 
 
 def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):

@@ -77,10 +77,13 @@ def _dot4(v: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def _dot4_f32(v: np.ndarray, p: np.ndarray) -> np.ndarray:
-    s = (v[..., 0] * p[0]).astype(F32)
-    s = (s + (v[..., 1] * p[1]).astype(F32)).astype(F32)
-    s = (s + (v[..., 2] * p[2]).astype(F32)).astype(F32)
-    return (s + (v[..., 3] * p[3]).astype(F32)).astype(F32)
+    """float32 operands: each product and each sum rounds to float32."""
+    p = np.asarray(p, F32)
+    s = v[..., 0] * p[0]
+    s += v[..., 1] * p[1]
+    s += v[..., 2] * p[2]
+    s += v[..., 3] * p[3]
+    return s
 
 
 def clip_triangles(
@@ -102,16 +105,25 @@ def clip_triangles(
     m = tris.shape[0]
     if m == 0 or not active:
         return ClippedGeometry(pos, win, oow, attrs, tris, prim_ids)
-    pos = pos.astype(F32)
+    pos = pos.astype(F32, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
         # every active plane at once: the same float32 operations as _dot4
-        dist = _dot4_f32(pos[:, None, :], planes[list(active)].T[:, None, :])  # (V, A)
+        # (products and left-to-right sums), on contiguous coordinate columns
+        cols = np.ascontiguousarray(pos.T)  # (4, V)
+        p = planes[list(active)].astype(F32, copy=False)[:, :, None]  # (A, 4, 1)
+        dist = p[:, 0] * cols[0]  # (A, V)
+        for k in (1, 2, 3):
+            dist += p[:, k] * cols[k]
     outside = dist < 0
-    bits = (outside.astype(np.int64) << np.arange(len(active), dtype=np.int64)).sum(axis=1)
-    tb = bits[tris]
-    or_mask = tb[:, 0] | tb[:, 1] | tb[:, 2]
-    and_mask = tb[:, 0] & tb[:, 1] & tb[:, 2]
-    finite = np.isfinite(pos[tris]).all(axis=(1, 2))
+    bits = np.zeros(pos.shape[0], np.int64)
+    for j in range(len(active)):
+        bits |= outside[j].astype(np.int64) << j
+    t0, t1, t2 = tris[:, 0], tris[:, 1], tris[:, 2]
+    tb0, tb1, tb2 = bits[t0], bits[t1], bits[t2]
+    or_mask = tb0 | tb1 | tb2
+    and_mask = tb0 & tb1 & tb2
+    fv = np.isfinite(cols).all(axis=0)
+    finite = fv[t0] & fv[t1] & fv[t2]
     plain = (or_mask == 0) & finite
     needs = (or_mask != 0) & (and_mask == 0) & finite
     if not needs.any():

@@ -103,15 +103,40 @@ def fetch_attributes(
             index = start_instance + instance_ids // ve.instance_divisor
         else:
             index = vertex_ids
-        addr = vb.offset + ve.src_offset + index * vb.stride
         size = desc.block_bytes
-        ok = (addr >= 0) & (addr + size <= vb.data.size)
-        safe = np.where(ok, addr, 0)
-        raw = vb.data[safe[:, None] + np.arange(size)]
-        if not ok.all():
+        raw = _gather_rows(vb.data, vb.offset + ve.src_offset, vb.stride, size, index)
+        if raw is None:  # some vertex reads outside the buffer: those read zeros (or odd data)
+            addr = vb.offset + ve.src_offset + index * vb.stride
+            ok = (addr >= 0) & (addr + size <= vb.data.size)
+            safe = np.where(ok, addr, 0)
+            raw = vb.data[safe[:, None] + np.arange(size)]
             raw = np.where(ok[:, None], raw, 0).astype(np.uint8)
         out.append(_convert(desc, raw))
     return out
+
+
+def _gather_rows(
+    data: np.ndarray, base: int, stride: int, size: int, index: np.ndarray
+) -> np.ndarray | None:
+    """The ``size`` bytes at ``base + i*stride`` for every ``i`` of ``index``,
+    as an (n, size) uint8 array, gathered as whole rows of a strided view of
+    the buffer; None when any of them lies outside it."""
+    n = index.size
+    if n == 0:
+        return np.zeros((0, size), np.uint8)
+    if data.ndim != 1 or data.strides[0] != 1:
+        return None
+    lo, hi = int(index.min()), int(index.max())
+    first, last = base + lo * stride, base + hi * stride
+    if min(first, last) < 0 or max(first, last) + size > data.size:
+        return None
+    if stride <= 0:  # every vertex reads the same bytes (stride 0), or negative strides
+        return data[(base + index * stride)[:, None] + np.arange(size)]
+    start = base + lo * stride
+    rows = np.lib.stride_tricks.as_strided(
+        data[start:], shape=(hi - lo + 1, size), strides=(stride, 1), writeable=False
+    )
+    return rows[index - lo] if lo else rows[index]
 
 
 def element_desc(ve: object, i: int) -> FormatDesc:

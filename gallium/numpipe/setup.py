@@ -38,6 +38,14 @@ GUARD_BAND = float(1 << 20)
 _NEXT = np.array([1, 2, 0])
 
 
+def _slots(idx: list[int]) -> slice | list[int]:
+    """Attribute slots as a slice when they are consecutive (basic indexing
+    copies much faster than a list of indices)."""
+    if idx == list(range(idx[0], idx[-1] + 1)):
+        return slice(idx[0], idx[-1] + 1)
+    return idx
+
+
 def fma32(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
     """fl32(a*b + c) with a single rounding of the product and sum (as an FMA).
 
@@ -204,7 +212,9 @@ def setup_triangles(
         keep &= ~front
     if cull_back:
         keep &= front
-    finite = np.isfinite(win[tris, :2]).all(axis=(1, 2)) & np.isfinite(oow[tris]).all(axis=1)
+    # per vertex, then per triangle (reductions over short axes are slow in numpy)
+    fv = np.isfinite(win[:, 0]) & np.isfinite(win[:, 1]) & np.isfinite(oow)
+    finite = fv[tris[:, 0]] & fv[tris[:, 1]] & fv[tris[:, 2]]
     keep &= finite
     order = tris.copy()
     neg = ~ccw
@@ -235,10 +245,11 @@ def setup_triangles(
 
     # Bounding box in pixels (lp_setup_tri.c do_triangle_ccw).
     adj = 1 if bottom_edge_rule else 0
-    bx0 = X.min(axis=1) >> FIXED_ORDER
-    bx1 = (X.max(axis=1) - 1) >> FIXED_ORDER
-    by0 = (Y.min(axis=1) + adj) >> FIXED_ORDER
-    by1 = (Y.max(axis=1) - 1 + adj) >> FIXED_ORDER
+    X0, X1, X2, Y0, Y1, Y2 = X[:, 0], X[:, 1], X[:, 2], Y[:, 0], Y[:, 1], Y[:, 2]
+    bx0 = np.minimum(np.minimum(X0, X1), X2) >> FIXED_ORDER
+    bx1 = (np.maximum(np.maximum(X0, X1), X2) - 1) >> FIXED_ORDER
+    by0 = (np.minimum(np.minimum(Y0, Y1), Y2) + adj) >> FIXED_ORDER
+    by1 = (np.maximum(np.maximum(Y0, Y1), Y2) - 1 + adj) >> FIXED_ORDER
     rx0, ry0, rx1, ry1 = region
     bx0 = np.maximum(bx0, rx0)
     by0 = np.maximum(by0, ry0)
@@ -272,22 +283,31 @@ def setup_triangles(
         dx20_ooa = (fdx20 * ooa).astype(F32, copy=False)
         dx01_ooa = (fdx01 * ooa).astype(F32, copy=False)
 
+    def coefs(v0, v1, v2, ext) -> tuple:
+        da01 = (v0 - v1).astype(F32, copy=False)
+        da20 = (v2 - v0).astype(F32, copy=False)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dadx = (da01 * dy20_ooa[ext] - da20 * dy01_ooa[ext]).astype(F32, copy=False)
+            dady = (da20 * dx01_ooa[ext] - da01 * dx20_ooa[ext]).astype(F32, copy=False)
+            a0 = (v0 - (dadx * x0c[ext] + dady * y0c[ext])).astype(F32, copy=False)
+        return a0, dadx, dady
+
     def plane(a: np.ndarray) -> np.ndarray:
         """a: (M, 3 verts, ...) -> (M, 3, ...) [a0, dadx, dady]."""
         a = a.astype(F32, copy=False)
-        extra = (slice(None),) + (None,) * (a.ndim - 2)
-        da01 = (a[:, 0] - a[:, 1]).astype(F32, copy=False)
-        da20 = (a[:, 2] - a[:, 0]).astype(F32, copy=False)
-        with np.errstate(over="ignore", invalid="ignore"):
-            dadx = (da01 * dy20_ooa[extra] - da20 * dy01_ooa[extra]).astype(F32, copy=False)
-            dady = (da20 * dx01_ooa[extra] - da01 * dx20_ooa[extra]).astype(F32, copy=False)
-            a0 = (a[:, 0] - (dadx * x0c[extra] + dady * y0c[extra])).astype(F32, copy=False)
-        return np.stack([a0, dadx, dady], axis=1)
+        if a.ndim == 2:
+            return np.stack(coefs(a[:, 0], a[:, 1], a[:, 2], slice(None)), axis=1)
+        # attributes: the same float32 operations with the triangles on the
+        # last axis (long inner loops), handed back as an (M, 3, ...) view
+        rest = a.shape[2:]
+        t = np.ascontiguousarray(a.reshape(mm, 3, -1).transpose(1, 2, 0))  # (3, N, M)
+        out = np.stack(coefs(t[0], t[1], t[2], (None, slice(None))))  # (3, N, M)
+        return np.moveaxis(out.reshape(3, *rest, mm), -1, 0)
 
     zplane = plane(p[:, :, 2])
     v_oow = oow[order]
     oowplane = plane(v_oow)
-    w_is_one = (v_oow == 1.0).all(axis=1)
+    w_is_one = (v_oow[:, 0] == 1.0) & (v_oow[:, 1] == 1.0) & (v_oow[:, 2] == 1.0)
 
     inputs = np.zeros((mm, k, 3, 4), F32)
     perspective = np.zeros(k, bool)
@@ -299,11 +319,12 @@ def setup_triangles(
         const = [i for i, mode in enumerate(interp) if mode == "constant"]
         # plane() stacks [a0, dadx, dady] on axis 1: (M, 3, L, 4) -> (M, L, 3, 4).
         if lin:
-            inputs[:, lin] = np.moveaxis(plane(va[:, :, lin]), 1, 2)
+            inputs[:, _slots(lin)] = np.moveaxis(plane(va[:, :, _slots(lin)]), 1, 2)
         if persp:
             perspective[persp] = True
-            pre = (va[:, :, persp] * v_oow[:, :, None, None]).astype(F32, copy=False)
-            inputs[:, persp] = np.moveaxis(plane(pre), 1, 2)
+            sl = _slots(persp)
+            pre = (va[:, :, sl] * v_oow[:, :, None, None]).astype(F32, copy=False)
+            inputs[:, sl] = np.moveaxis(plane(pre), 1, 2)
         if const:
             inputs[:, const, 0] = pv[:, const]
     return TriangleSet(

@@ -1038,6 +1038,16 @@ def _sum_fits_unorm8(ch: slice, sf: int, df: int) -> bool:
     return ch.start == 3 and sf == BlendFactor.ONE and df == BlendFactor.INV_SRC_ALPHA
 
 
+def _term(values: Any, ch: slice, factor: Any) -> Any:
+    """A blend term: the channels themselves (factor ONE: None), None for a
+    ZERO factor (an int), else their 8-bit products with the factor."""
+    if factor is None:
+        return values[ch]
+    if isinstance(factor, int):
+        return None
+    return _mul8(values[ch], factor)
+
+
 def blend_unorm8(
     rt: RtBlendState, src: Any, dst: np.ndarray, const: Any, src1: Any, out: Any = None
 ) -> np.ndarray:
@@ -1052,15 +1062,31 @@ def blend_unorm8(
     one = np.uint16(255)
     if out is None:
         out = np.empty(src.shape, np.uint16)
-    for ch, func, sf, df in _groups(rt):
+    groups = _groups(rt)
+    # RGB and A with the same destination factor (the usual "over"): one set
+    # of products for all four channels, taken before anything is written
+    shared_ok = (
+        len(groups) == 2
+        and groups[0][3] == groups[1][3] != BlendFactor.SRC_ALPHA_SATURATE
+        and not {groups[0][1], groups[1][1]} & {BlendFunc.MIN, BlendFunc.MAX}
+    )
+    shared = None  # (None with shared_ok: a ZERO factor)
+    if shared_ok:
+        all4 = slice(0, 4)
+        f_d = _factor(groups[0][3], all4, src, dst, c8, src1, one)
+        shared = _term(dst, all4, f_d)
+    for ch, func, sf, df in groups:
         if func in (BlendFunc.MIN, BlendFunc.MAX):
             op = np.minimum if func == BlendFunc.MIN else np.maximum
             op(src[ch], dst[ch], out=out[ch])
             continue
         f_s = _factor(sf, ch, src, dst, c8, src1, one)
-        f_d = _factor(df, ch, src, dst, c8, src1, one)
-        s_term = src[ch] if f_s is None else (None if isinstance(f_s, int) else _mul8(src[ch], f_s))
-        d_term = dst[ch] if f_d is None else (None if isinstance(f_d, int) else _mul8(dst[ch], f_d))
+        s_term = _term(src, ch, f_s)
+        if shared_ok:
+            d_term = None if shared is None else shared[ch]
+        else:
+            f_d = _factor(df, ch, src, dst, c8, src1, one)
+            d_term = _term(dst, ch, f_d)
         zero = np.uint16(0)
         if s_term is None:  # ZERO factor
             s_term = zero

@@ -928,7 +928,7 @@ def _row_spans(ts, ids: np.ndarray, ya: np.ndarray, yb: np.ndarray, x0: np.ndarr
     """
     nrows = yb - ya + 1
     pk = np.repeat(np.arange(ids.size), nrows)
-    first = np.repeat(np.cumsum(nrows) - nrows, nrows)
+    first = np.take(np.cumsum(nrows) - nrows, pk)  # (take releases the GIL, repeat does not)
     y = ya[pk] + (np.arange(pk.size) - first)
     xl = x0[pk]
     xr = x1[pk]
@@ -988,7 +988,7 @@ class _HiddenTiles:
         nseg = np.where(xr >= xl, (xr >> HIZ_SHIFT) - a + 1, 0)
         span = np.repeat(np.arange(nseg.size), nseg)
         col = np.arange(span.size, dtype=np.int64)
-        col += np.repeat(a - (np.cumsum(nseg) - nseg), nseg)
+        col += np.take(a - (np.cumsum(nseg) - nseg), span)
         tile = np.take((y >> HIZ_SHIFT) - self.base_ty, span)
         tile *= self.ntx
         tile += col
@@ -1064,7 +1064,7 @@ def _hidden_tiles(scene, state: FragmentState, ts, ids: np.ndarray, y0: int, y1:
     if not per.any():
         return None
     k = np.repeat(np.arange(ids.size), per)
-    j = np.arange(k.size) - np.repeat(np.cumsum(per) - per, per)
+    j = np.arange(k.size) - np.take(np.cumsum(per) - per, k)
     tx = tx0[k] + j % nx[k]
     ty = ty0[k] + j // nx[k]
     # whole tile covered: every edge positive at the tile's four corner pixels,
@@ -1128,7 +1128,7 @@ def _expand(lo: np.ndarray, count: np.ndarray, step: int = 1):
     value = np.arange(owner.size, dtype=np.int64)
     if step != 1:
         value *= step
-    value += np.repeat(offset, count)
+    value += np.take(offset, owner)  # (take releases the GIL, repeat does not)
     return owner, value
 
 

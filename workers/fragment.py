@@ -1166,6 +1166,9 @@ def write_color(
         if src1 is not None:
             src1 = src1[:, sel]
         alive = None
+    band = getattr(_band, "resident", None)  # (not resident_colour(): see defer_clear)
+    if band is not None and band.clears:
+        band.before_write(target, idx, dense, alive, rt, colormask)
     # A NaN colour converts to whatever the platform's cast gives (every path
     # the same); it is not the application's warning to see.
     with np.errstate(invalid="ignore"):
@@ -1219,6 +1222,42 @@ class ResidentColour:
 
     def __init__(self) -> None:
         self.rects: dict[tuple[int, int, int, int, int], tuple[Any, tuple, np.ndarray]] = {}
+        # colour clears not yet written: surface address -> (target, packed pixel, rows)
+        self.clears: dict[int, tuple[Any, np.ndarray, tuple[int, int]]] = {}
+
+    def defer_clear(self, target: Any, packed: np.ndarray, y0: int, y1: int) -> None:
+        """A clear of the band's rows of ``target``, written when something
+        else touches the target -- or never, when the first write replaces
+        every byte of those rows (a full-screen opaque pass right after the
+        clear: llvmpipe drops such clears from a tile's bin too)."""
+        self.drop(target)
+        self.clears[_address(target)] = (target, packed, (y0, y1))
+
+    def before_write(self, target: Any, idx: tuple, dense: bool, alive, rt, colormask: int) -> None:
+        """Called before every colour write to ``target``: a deferred clear of
+        it is dropped if this write covers all of its rows with every byte
+        replaced, and written out first otherwise."""
+        key = _address(target)
+        pending = self.clears.pop(key, None)
+        if pending is None:
+            return
+        tgt, packed, (y0, y1) = pending
+        if not (
+            dense
+            and alive is None
+            and not rt.blend_enable
+            and target.kind == "unorm8"
+            and colormask == 0xF
+            and sorted(target.perm) == [0, 1, 2, 3]
+            and (idx[0].start, idx[0].stop) == (y0, y1)
+            and (idx[1].start, idx[1].stop) == (0, target.raw.shape[1])
+        ):
+            fill_rows(tgt.raw[y0:y1], packed)
+
+    def _write_clears(self) -> None:
+        clears, self.clears = self.clears, {}
+        for tgt, packed, (y0, y1) in clears.values():
+            fill_rows(tgt.raw[y0:y1], packed)
 
     @staticmethod
     def _key(target: Any, idx: tuple) -> tuple[int, int, int, int, int]:
@@ -1247,9 +1286,24 @@ class ResidentColour:
             del self.rects[key]
 
     def release_all(self) -> None:
+        self._write_clears()
         rects, self.rects = self.rects, {}
         for t, kidx, stack in rects.values():
             _store_stack(t, kidx, stack)
+
+
+def fill_rows(raw: np.ndarray, packed: np.ndarray) -> None:
+    """Fill a (rows, width, block_bytes) byte view with one packed pixel."""
+    bb = packed.size
+    if bb in (1, 2, 4, 8):
+        word = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[bb]
+        value = packed.view(word)[0]
+        try:
+            raw.view(word)[..., 0] = value
+            return
+        except ValueError:  # the view's strides do not allow reinterpretation
+            pass
+    raw[...] = packed
 
 
 def _address(target: Any) -> int:

@@ -59,6 +59,7 @@ from .fragment import (
     TexelWords,
     compare,
     depth_stencil,
+    fill_rows,
     set_resident_colour,
     unorm8_prescale,
     write_color,
@@ -75,6 +76,11 @@ _OXF = _OX.astype(F32)
 _OYF = _OY.astype(F32)
 
 
+# Colour clears wait for the band's next write to the target, which may
+# replace every byte (ResidentColour.defer_clear).
+DEFER_CLEARS = True
+
+
 def execute_band(scene: Scene, band: int) -> None:
     y0 = band * scene.band_rows
     y1 = min(scene.height, y0 + scene.band_rows)
@@ -87,9 +93,16 @@ def execute_band(scene: Scene, band: int) -> None:
                 if ids.size:
                     _draw(scene, cmd, ids, y0, y1, band)
             elif isinstance(cmd, ClearCmd):
-                for index, _ in cmd.colors:
-                    resident.drop(scene.cbufs[index])
-                _clear(scene, cmd, y0, y1)
+                for index, packed in cmd.colors:
+                    target = scene.cbufs[index]
+                    if target is None:
+                        continue
+                    if DEFER_CLEARS:
+                        resident.defer_clear(target, packed, y0, y1)
+                    else:
+                        resident.drop(target)
+                        fill_rows(target.raw[y0:y1], packed)
+                _clear_depth_stencil(scene, cmd, y0, y1)
             elif isinstance(cmd, MarkerCmd):
                 resident.release_all()  # every command before it has landed
                 cmd.run(band)
@@ -103,26 +116,9 @@ def execute_band(scene: Scene, band: int) -> None:
 # ----------------------------------------------------------------------------
 
 
-def _fill(raw: np.ndarray, packed: np.ndarray) -> None:
-    """Fill a (rows, width, block_bytes) byte view with one packed pixel."""
-    bb = packed.size
-    if bb in (1, 2, 4, 8):
-        word = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[bb]
-        value = packed.view(word)[0]
-        try:
-            raw.view(word)[..., 0] = value
-            return
-        except ValueError:  # the view's strides do not allow reinterpretation
-            pass
-    raw[...] = packed
-
-
-def _clear(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
-    for index, packed in cmd.colors:
-        target = scene.cbufs[index]
-        if target is None:
-            continue
-        _fill(target.raw[y0:y1], packed)
+def _clear_depth_stencil(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
+    """The depth/stencil part of a clear over the band's rows (its colour
+    part is deferred: ResidentColour.defer_clear)."""
     zs = scene.zsbuf
     if zs is None or (cmd.depth_word is None and cmd.stencil is None):
         return

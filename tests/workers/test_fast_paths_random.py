@@ -168,6 +168,7 @@ def test_shortcuts_change_no_byte(monkeypatch, seed):
         m.setattr(raster, "_dense_texpass", lambda *a: False)
         m.setattr(raster, "_hidden_tiles", lambda *a: None)
         m.setattr(fragment, "resident_colour", lambda: None)
+        m.setattr(raster, "DEFER_CLEARS", False)
         plain = render(seed)
     assert fast[0] == plain[0]
     assert fast[1] == plain[1]

@@ -165,6 +165,14 @@ class _VertexTable:
         return np.arange(first, first + pos.shape[0])
 
 
+def _as_index(idx: list[int]) -> slice | list[int]:
+    """Attribute slots as a slice when consecutive (basic indexing is much
+    cheaper than a list of indices on small arrays)."""
+    if idx == list(range(idx[0], idx[-1] + 1)):
+        return slice(idx[0], idx[-1] + 1)
+    return idx
+
+
 def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
     """LINTERP(t, out, in) = ``out + t*(in - out)`` for many new vertices at once.
 
@@ -182,7 +190,8 @@ def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
         attr = table.attrs[out_i].copy()
         a_out, a_in = table.attrs[out_i], table.attrs[in_i]
         if persp:
-            attr[:, persp] = a_out[:, persp] + tc[:, :, None] * (a_in[:, persp] - a_out[:, persp])
+            ps = _as_index(persp)
+            attr[:, ps] = a_out[:, ps] + tc[:, :, None] * (a_in[:, ps] - a_out[:, ps])
         if lin:
             t_np = t.copy()
             done = np.zeros(t.shape[0], bool)
@@ -195,7 +204,8 @@ def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
                     t_np[pick] = (dst_c - out_c) / (in_c - out_c)
                 done |= pick
             tn = t_np[:, None, None]
-            attr[:, lin] = a_out[:, lin] + tn * (a_in[:, lin] - a_out[:, lin])
+            ls = _as_index(lin)
+            attr[:, ls] = a_out[:, ls] + tn * (a_in[:, ls] - a_out[:, ls])
     return pos, win.astype(F32), w_oow.astype(F32), attr
 
 
@@ -388,7 +398,11 @@ def _clip_polygons(
 
     # drop the created vertices no fan uses, renumbering the rest
     base = table.base
-    used_new = np.unique(fan[fan >= base])
+    created = fan[fan >= base]
+    if created.size <= 64:  # np.unique costs ~40 us on a handful of ids
+        used_new = np.array(sorted(set(created.tolist())), np.int64)
+    else:
+        used_new = np.unique(created)
     remap = np.full(table.pos.shape[0] - base, -1, np.int64)
     remap[used_new - base] = np.arange(used_new.size) + base
     fan = np.where(fan >= base, remap[np.maximum(fan - base, 0)], fan)

@@ -1309,7 +1309,10 @@ def fill_rows(raw: np.ndarray, packed: np.ndarray) -> None:
 def _address(target: Any) -> int:
     """Where a colour target's pixels start: two targets over the same surface
     (one surface bound to two colour buffers) share their kept rectangles."""
-    return int(target.raw.__array_interface__["data"][0])
+    cached = target.__dict__.get("_address")
+    if cached is None:  # (a target's pixels never move: cached on it)
+        cached = target.__dict__["_address"] = int(target.raw.__array_interface__["data"][0])
+    return cached
 
 
 def _overlap(a: tuple, b: tuple) -> bool:

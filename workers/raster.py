@@ -1513,4 +1513,5 @@ def _shape_of(idx, dense: bool) -> tuple[int, ...]:
 def _count(idx, dense: bool, alive) -> int:
     if alive is not None:
         return int(np.count_nonzero(alive))
-    return int(np.prod(_shape_of(idx, dense)))
+    shape = _shape_of(idx, dense)
+    return shape[0] * shape[1] if dense else shape[0]

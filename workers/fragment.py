@@ -1523,8 +1523,20 @@ def read_depth_value(zs: Any, idx: tuple) -> np.ndarray:
 
 
 def pack_clear_color(target: Any, rgba: tuple[float, float, float, float] | Any) -> np.ndarray:
-    """The raw pixel bytes of a clear colour for ``target``'s format."""
+    """The raw pixel bytes of a clear colour for ``target``'s format (read
+    only; the last one is kept on the target: frames clear to one colour)."""
     arr = np.asarray(rgba)
+    key = (arr.dtype.str, arr.tobytes())
+    last = target.__dict__.get("_clear_bytes")
+    if last is not None and last[0] == key:
+        return last[1]
+    packed = _pack_clear_color(target, arr, rgba)
+    packed.flags.writeable = False
+    target.__dict__["_clear_bytes"] = (key, packed)
+    return packed
+
+
+def _pack_clear_color(target: Any, arr: np.ndarray, rgba: Any) -> np.ndarray:
     if target.desc.is_integer:
         dt = np.int32 if target.desc.is_signed_integer else np.uint32
         arr = (

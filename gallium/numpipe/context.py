@@ -549,6 +549,7 @@ class NumpipeContext:
         self._constbufs: dict[ShaderType, dict[int, tuple[Any, np.ndarray]]] = {}
         self._views: dict[ShaderType, list[SamplerView | None]] = {}
         self._fb = FramebufferState()
+        self._targets: dict[int, tuple] = {}  # id(surface) -> (surface, storage, ColorTarget)
         self._viewports = [ViewportState() for _ in range(PIPE_MAX_VIEWPORTS)]
         self._scissors = [ScissorState() for _ in range(PIPE_MAX_VIEWPORTS)]
         self._blend_color = (0.0, 0.0, 0.0, 0.0)
@@ -919,13 +920,21 @@ class NumpipeContext:
                 raise bad_value("framebuffer", "must be set (width and height > 0) before drawing")
             cbufs = []
             resources = set()
+            # a surface's ColorTarget (views of its storage) is made once and
+            # reused while the surface and its storage stay the same objects
+            targets = {}
             for s in fb.cbufs:
                 if s is None:
                     cbufs.append(None)
                     continue
                 res = s.texture
-                cbufs.append(_color_target(s))
+                hit = self._targets.get(id(s))
+                if hit is None or hit[0] is not s or hit[1] is not res.storage:
+                    hit = (s, res.storage, _color_target(s))
+                targets[id(s)] = hit
+                cbufs.append(hit[2])
                 resources.add(res)
+            self._targets = targets
             zs = None
             if fb.zsbuf is not None:
                 res = fb.zsbuf.texture

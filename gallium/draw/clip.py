@@ -165,7 +165,7 @@ class _VertexTable:
         return np.arange(first, first + pos.shape[0])
 
 
-def _as_index(idx: list[int]) -> slice | list[int]:
+def slots_index(idx: list[int]) -> slice | list[int]:
     """Attribute slots as a slice when consecutive (basic indexing is much
     cheaper than a list of indices on small arrays)."""
     if idx == list(range(idx[0], idx[-1] + 1)):
@@ -190,7 +190,7 @@ def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
         attr = table.attrs[out_i].copy()
         a_out, a_in = table.attrs[out_i], table.attrs[in_i]
         if persp:
-            ps = _as_index(persp)
+            ps = slots_index(persp)
             attr[:, ps] = a_out[:, ps] + tc[:, :, None] * (a_in[:, ps] - a_out[:, ps])
         if lin:
             t_np = t.copy()
@@ -204,7 +204,7 @@ def _interp(table: _VertexTable, t, out_i, in_i, lin, persp, scale, translate):
                     t_np[pick] = (dst_c - out_c) / (in_c - out_c)
                 done |= pick
             tn = t_np[:, None, None]
-            ls = _as_index(lin)
+            ls = slots_index(lin)
             attr[:, ls] = a_out[:, ls] + tn * (a_in[:, ls] - a_out[:, ls])
     return pos, win.astype(F32), w_oow.astype(F32), attr
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..draw.clip import slots_index
+
 F32 = np.float32
 FIXED_ORDER = 8
 FIXED_ONE = 1 << FIXED_ORDER
@@ -48,14 +50,6 @@ def take_rows(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return a[idx]
     items = a.reshape(a.shape[0], -1).view(np.dtype((np.void, row)))[:, 0]
     return items[idx].view(a.dtype).reshape(*np.shape(idx), *a.shape[1:])
-
-
-def _slots(idx: list[int]) -> slice | list[int]:
-    """Attribute slots as a slice when they are consecutive (basic indexing
-    copies much faster than a list of indices)."""
-    if idx == list(range(idx[0], idx[-1] + 1)):
-        return slice(idx[0], idx[-1] + 1)
-    return idx
 
 
 def fma32(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
@@ -338,10 +332,10 @@ def setup_triangles(
         const = [i for i, mode in enumerate(interp) if mode == "constant"]
         # plane() stacks [a0, dadx, dady] on axis 1: (M, 3, L, 4) -> (M, L, 3, 4).
         if lin:
-            inputs[:, _slots(lin)] = np.moveaxis(plane(va[:, :, _slots(lin)]), 1, 2)
+            inputs[:, slots_index(lin)] = np.moveaxis(plane(va[:, :, slots_index(lin)]), 1, 2)
         if persp:
             perspective[persp] = True
-            sl = _slots(persp)
+            sl = slots_index(persp)
             pre = (va[:, :, sl] * v_oow[:, :, None, None]).astype(F32, copy=False)
             inputs[:, sl] = np.moveaxis(plane(pre), 1, 2)
         if const:

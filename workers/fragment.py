@@ -506,15 +506,24 @@ class PixelPlaneColour:
     same through :func:`unorm8_prescale`, channel-major (4, 3, M); ``tq``
     the triangle of each pixel and ``fx``/``fy`` the pixels' float32
     coordinates.  Coefficients are gathered per pixel only when asked for,
-    one channel's coefficient at a time for UNORM8 stores.
+    one channel's coefficient at a time for UNORM8 stores.  ``flat``: per
+    channel, the UNORM8 value when every triangle's scaled plane is the same
+    constant (see :func:`flat_unorm8`), stored without gathering anything.
     """
 
-    __slots__ = ("_stack", "fx", "fy", "planes", "scaled", "tq")
+    __slots__ = ("_stack", "flat", "fx", "fy", "planes", "scaled", "tq")
 
     def __init__(
-        self, planes: np.ndarray, scaled: np.ndarray, tq: np.ndarray, fx: np.ndarray, fy: np.ndarray
+        self,
+        planes: np.ndarray,
+        scaled: np.ndarray,
+        tq: np.ndarray,
+        fx: np.ndarray,
+        fy: np.ndarray,
+        flat: tuple[int | None, ...] = (None,) * 4,
     ) -> None:
         self.planes, self.scaled, self.tq, self.fx, self.fy = planes, scaled, tq, fx, fy
+        self.flat = flat
         self._stack: np.ndarray | None = None
 
     @property
@@ -536,9 +545,16 @@ class PixelPlaneColour:
         if isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None):
             sel = key[1]
             return PixelPlaneColour(
-                self.planes, self.scaled, self.tq[sel], self.fx[sel], self.fy[sel]
+                self.planes, self.scaled, self.tq[sel], self.fx[sel], self.fy[sel], self.flat
             )
         return self.stack()[key]
+
+    def store_unorm8(self, c: int, out: np.ndarray) -> None:
+        """Channel ``c``'s UNORM8 values into ``out`` (a flat channel as a fill)."""
+        if self.flat[c] is not None:
+            out[...] = self.flat[c]
+        else:
+            np.copyto(out, self.unorm8_scaled(c), casting="unsafe")
 
     def unorm8_scaled(self, c: int) -> np.ndarray:
         k = self.scaled[c]  # (3, M): a0', dadx', dady'
@@ -554,8 +570,25 @@ class PixelPlaneColour:
     def unorm8_stack(self) -> np.ndarray:
         out = np.empty(self.shape, np.uint16)
         for c in range(4):
-            np.copyto(out[c], self.unorm8_scaled(c), casting="unsafe")
+            self.store_unorm8(c, out[c])
         return out
+
+
+def flat_unorm8(scaled: np.ndarray) -> tuple[int | None, ...]:
+    """Per channel of (4, 3, M) channel-major scaled planes: the UNORM8 value
+    every pixel of every triangle gets when all M planes are one constant
+    (gradients 0 or -0, one finite a0': ``dadx'*x + a0' + dady'*y`` is then
+    a0' exactly at every finite pixel position), else None."""
+    out = []
+    for k in scaled:
+        a0 = k[0]
+        if a0.size and not (k[1].any() or k[2].any()) and (a0 == a0[0]).all():
+            v = float(a0[0])
+            if math.isfinite(v):
+                out.append(int(min(max(v, 0.0), _U8_TOP_F)))
+                continue
+        out.append(None)
+    return tuple(out)
 
 
 _U8_TOP = F32(255.99)
@@ -1450,7 +1483,7 @@ def _store_channel(color: Any, bits: np.ndarray | None, i: int, out: np.ndarray)
     or the truncated scaled plane of a PlaneColour / PixelPlaneColour."""
     if bits is not None:
         np.copyto(out, bits[i], casting="unsafe")
-    elif isinstance(color, PlaneColour | MixedPlaneColour):
+    elif isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour):
         color.store_unorm8(i, out)
     else:
         np.copyto(out, color.unorm8_scaled(i), casting="unsafe")

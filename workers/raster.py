@@ -60,6 +60,7 @@ from .fragment import (
     compare,
     depth_stencil,
     fill_rows,
+    flat_unorm8,
     set_resident_colour,
     unorm8_prescale,
     write_color,
@@ -637,10 +638,20 @@ def _pixel_planes(state: FragmentState, ts, geom) -> dict:
     """Pass-through outputs of a pixel list as PixelPlaneColour (no kernel)."""
     out: dict = {}
     for reg, slot in state.passthrough.items():
+        cols = _unorm8_columns(ts, slot)
         out[reg] = PixelPlaneColour(
-            ts.inputs[:, slot], _unorm8_columns(ts, slot), geom.tq, geom.fx, geom.fy
+            ts.inputs[:, slot], cols, geom.tq, geom.fx, geom.fy, _flat_unorm8(ts, slot, cols)
         )
     return out
+
+
+def _flat_unorm8(ts, slot: int, cols: np.ndarray) -> tuple[int | None, ...]:
+    """flat_unorm8 of input ``slot`` over the whole set, computed once per set."""
+    cache = ts.__dict__.setdefault("_flat_unorm8", {})
+    flat = cache.get(slot)
+    if flat is None:
+        flat = cache[slot] = flat_unorm8(cols)
+    return flat
 
 
 def _unorm8_table(ts, slot: int) -> np.ndarray:

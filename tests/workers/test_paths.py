@@ -272,3 +272,38 @@ def test_one_pass_depth_winners_equal_two_passes(func):
             owner[key[i]] = i
     assert sorted(one.tolist()) == sorted(owner[owner >= 0].tolist())
     assert len(one) > 50
+
+
+def test_flat_channels_of_pixel_lists_are_fills(screen, monkeypatch):
+    """A channel that is one constant over every triangle of a draw (alpha 1,
+    here also a shared blue) is stored as a fill on the pixel-list path;
+    the bytes are those of the per-pixel planes, blended or not."""
+    from workers.fragment import flat_unorm8
+
+    verts = scene(7, 60, 0.08, 5)
+    verts[:, 6] = 0.25  # blue: one value on every vertex
+    verts[:, 7] = 1.0  # alpha
+    seen = []
+    real = raster.flat_unorm8
+
+    def spy(cols):
+        seen.append(real(cols))
+        return seen[-1]
+
+    monkeypatch.setattr(raster, "flat_unorm8", spy)
+    for blend in (False, True):
+        fast, _ = render(screen, False, verts, FS_PLAIN, pipe.CompareFunc.LESS, blend=blend)
+        with monkeypatch.context() as m:
+            m.setattr(raster, "flat_unorm8", lambda cols: (None,) * 4)
+            plain, _ = render(screen, False, verts, FS_PLAIN, pipe.CompareFunc.LESS, blend=blend)
+        assert fast.tobytes() == plain.tobytes()
+    assert seen and all(f == (None, None, 64, 255) for f in seen)  # 0.25 * 255 + 0.5 -> 64
+    # gradients of -0.0 count as flat; a NaN, a second value or a slope do not
+    cols = np.zeros((4, 3, 3), np.float32)
+    cols[0, 0] = 10.5
+    cols[1, 0], cols[1, 1] = 10.5, -0.0
+    cols[2, 0] = [10.5, np.nan, 10.5]
+    cols[3, 0], cols[3, 2] = 300.0, [0.0, 1e-7, 0.0]
+    assert flat_unorm8(cols) == (10, 10, None, None)
+    cols[3, 2] = 0.0
+    assert flat_unorm8(cols) == (10, 10, None, 255)  # clamped to 255.99, truncated

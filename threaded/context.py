@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from gallium.numpipe import objects
+from gallium.numpipe.compute import check_compute_cso, check_grid_info, check_shader_buffers
 from gallium.numpipe.context import (
     NumpipeContext,
     _user_bytes,
@@ -167,6 +168,7 @@ class ThreadedContext:
         self._vbufs: dict[int, Resource] = {}
         self._cbufs: dict[tuple[int, int], Resource] = {}
         self._views: dict[tuple[int, int], Resource] = {}
+        self._ssbos: dict[tuple[int, int], Resource] = {}
         # (query, end serial) ended with no flush recorded after yet
         self._unflushed_queries: list[tuple[Any, int]] = []
         # guards each query's tc_serial / tc_flushed pair; held only for a few
@@ -363,6 +365,8 @@ class ThreadedContext:
             res.tc_last_use[self.id] = seq
         for res in self._views.values():
             res.tc_last_use[self.id] = seq
+        for res in self._ssbos.values():
+            res.tc_last_use[self.id] = seq
         fb = self._bound["fb"]
         for s in fb.cbufs:
             if s is not None:
@@ -512,7 +516,7 @@ class ThreadedContext:
         self._record(self.pipe.bind_tes_state, (cso,))
 
     def bind_compute_state(self, cso):
-        self._record(self.pipe.bind_compute_state, (cso,))
+        self._record(self.pipe.bind_compute_state, (check_compute_cso(cso),))
 
     def bind_vertex_elements_state(self, cso):
         self._record(self._apply_vertex_elements, (check_vertex_elements_cso(cso),))
@@ -600,9 +604,16 @@ class ThreadedContext:
         self._record(self.pipe.set_tess_state, (outer, inner))
 
     def set_shader_buffers(self, shader, start, buffers):
-        self._record(
-            self.pipe.set_shader_buffers, (shader, start, [copy.copy(b) for b in buffers or []])
-        )
+        stage, first, bound = check_shader_buffers(shader, start, buffers)
+        for i, b in enumerate(bound):
+            key = (stage, first + i)
+            if b is None:
+                self._ssbos.pop(key, None)
+                continue
+            self._ssbos[key] = b.buffer
+            # the program may write anywhere in the range: those bytes hold data now
+            self._mark_valid(b.buffer, b.buffer_offset, b.buffer_offset + b.buffer_size)
+        self._record(self.pipe._apply_shader_buffers, (stage, first, bound))
 
     def set_shader_images(self, shader, start, images):
         self._record(
@@ -745,8 +756,11 @@ class ThreadedContext:
         self._record(self.pipe.blit, (copy.deepcopy(info),))
 
     def launch_grid(self, info):
+        grid = check_grid_info(info)
         self._use_bindings()
-        self._record(self.pipe.launch_grid, (copy.copy(info),))
+        if grid.indirect is not None:
+            grid.indirect.tc_last_use[self.id] = self._call_seq
+        self._record(self.pipe.launch_grid, (grid,))
 
     def texture_barrier(self, flags=0):
         self._record(self.pipe.texture_barrier, (flags,))

@@ -79,7 +79,6 @@ from ..pipe.state import (
     DepthStencilAlphaState,
     DrawInfo,
     FramebufferState,
-    GridInfo,
     PolyStipple,
     RasterizerState,
     SamplerState,
@@ -544,6 +543,8 @@ class NumpipeContext:
         }
         self._velems: VertexElementsCSO | None = None
         self._samplers: dict[ShaderType, list[SamplerCSO | None]] = {}
+        self._compute: Any = None  # compute.ComputeCSO
+        self._ssbos: dict[ShaderType, dict[int, Any]] = {}  # slot -> pipe.ShaderBuffer
         # non-CSO state
         self._vbufs: dict[int, VertexBuffer] = {}
         self._constbufs: dict[ShaderType, dict[int, tuple[Any, np.ndarray]]] = {}
@@ -723,18 +724,83 @@ class NumpipeContext:
         if cso is not None:
             raise UnsupportedError("tessellation shaders are not supported by numpipe")
 
-    def create_compute_state(self, state: ComputeState) -> ShaderCSO:
-        raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+    def create_compute_state(self, state: ComputeState) -> Any:
+        from .compute import make_compute
+
+        return make_compute(state)
 
     def bind_compute_state(self, cso: Any) -> None:
-        if cso is not None:
-            raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+        from .compute import check_compute_cso
+
+        self._check_alive()
+        self._compute = check_compute_cso(cso)
 
     def destroy_compute_state(self, cso: Any) -> None:
-        raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+        from .compute import ComputeCSO
 
-    def launch_grid(self, info: GridInfo) -> None:
-        raise UnsupportedError("compute (launch_grid) is not implemented by numpipe yet")
+        if not isinstance(cso, ComputeCSO):
+            raise bad_type("cso", "a compute state from create_compute_state", cso)
+
+    def launch_grid(self, info: Any) -> None:
+        """Run a grid of the bound compute program (see gallium/numpipe/compute.py).
+
+        ``info`` is a ``pipe.GridInfo`` or what :func:`compute.check_grid_info`
+        made of one (the threaded context validates on the caller's thread).
+        """
+        from .compute import ComputeJob, Grid, buffer_views, check_grid_info, indirect_grid
+
+        self._check_alive()
+        grid = info if isinstance(info, Grid) else check_grid_info(info)
+        cso = self._compute
+        if cso is None:
+            raise bad_value(
+                "compute state", "must be bound (bind_compute_state) before launch_grid"
+            )
+        if cso.fixed_block is not None and grid.block != cso.fixed_block:
+            raise bad_value(
+                "info.block",
+                f"must equal the program's CS_FIXED_BLOCK_* size {cso.fixed_block}",
+                grid.block,
+            )
+        if cso.input_size and (grid.input is None or grid.input.size < cso.input_size):
+            raise bad_value(
+                "info.input",
+                f"must hold the program's req_input_mem ({cso.input_size}) bytes",
+                None if grid.input is None else grid.input.size,
+            )
+        # the grid runs after everything recorded before it, and later calls see its results
+        self._submit_scene()
+        if grid.indirect is not None:
+            self._sync_resource(grid.indirect, False, "launch_grid")
+        dims = indirect_grid(grid)
+        self.stats["launches"] = self.stats.get("launches", 0) + 1
+        if 0 in dims:
+            return
+        consts = []
+        for idx, arr in enumerate(self._const_arrays(ShaderType.COMPUTE)):
+            res = self._constbufs[ShaderType.COMPUTE][idx][0] if arr is not None else None
+            consts.append(arr.copy() if res is not None else arr)
+        self._scene_seq += 1
+        seq = self._scene_seq
+        job = ComputeJob(
+            cso,
+            grid.block,
+            dims,
+            buffer_views(self._ssbos.get(ShaderType.COMPUTE, {})),
+            consts,
+            self._texture_bindings(ShaderType.COMPUTE),
+            grid.input,
+            label=f"grid {seq}",
+        )
+        prev = self._last_fence
+        self._last_fence = job.fence
+        self.screen.pool.submit(job, after=prev)
+        job.fence.wait(None)
+        if job.errors:
+            with self._lock:
+                for err in job.errors:
+                    self._errors.append((seq, err))
+                self._mark_reset_locked()
 
     def create_vertex_elements_state(self, elements: Sequence[Any]) -> VertexElementsCSO:
         return objects.make_vertex_elements(elements)
@@ -871,8 +937,19 @@ class NumpipeContext:
         self._debug_callback = callback
 
     def set_shader_buffers(self, shader: ShaderType, start: int, buffers: Sequence[Any]) -> None:
-        if buffers:
-            raise UnsupportedError("shader buffers are not implemented by numpipe yet")
+        from .compute import check_shader_buffers
+
+        self._check_alive()
+        self._apply_shader_buffers(*check_shader_buffers(shader, start, buffers))
+
+    def _apply_shader_buffers(self, stage: ShaderType, start: int, buffers: list) -> None:
+        """Bind validated shader buffers (see compute.check_shader_buffers)."""
+        slots = self._ssbos.setdefault(stage, {})
+        for i, b in enumerate(buffers):
+            if b is None:
+                slots.pop(start + i, None)
+            else:
+                slots[start + i] = b
 
     def set_shader_images(self, shader: ShaderType, start: int, images: Sequence[Any]) -> None:
         if images:

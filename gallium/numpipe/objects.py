@@ -320,6 +320,12 @@ def make_shader(
         raise bad_value(
             arg, f"must be a {want} program for a {stage.name} shader", shader.processor
         )
+    for d in shader.declarations:
+        if d.file in ("BUFFER", "IMAGE", "MEMORY"):
+            raise UnsupportedError(
+                f"{d.file} registers in {stage.name.lower()} shaders are not implemented by "
+                "numpipe yet (compute programs have BUFFER and MEMORY)"
+            )
     kernel = compile_shader(shader)
     return ShaderCSO(stage, shader, kernel, copy.deepcopy(state) if state is not None else None)
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
     PIPE_MAX_CONSTANT_BUFFERS,
+    PIPE_MAX_SHADER_BUFFERS,
     PIPE_MAX_SHADER_INPUTS,
     PIPE_MAX_SHADER_OUTPUTS,
     PIPE_TIMEOUT_INFINITE,
@@ -91,6 +92,9 @@ _CAPS: dict[Cap, int] = {
     Cap.DEVICE_RESET_STATUS_QUERY: 1,
     Cap.TGSI_FS_FINE_DERIVATIVE: 1,
     Cap.SHAREABLE_SHADERS: 1,
+    # compute (gallium/numpipe/compute.py): launch_grid with shader buffers
+    Cap.COMPUTE: 1,
+    Cap.SHADER_BUFFER_OFFSET_ALIGNMENT: 4,
     Cap.DRAW_PARAMETERS: 1,
     Cap.TGSI_VS_LAYER_VIEWPORT: 0,
     Cap.PREFER_BLIT_BASED_TEXTURE_TRANSFER: 0,
@@ -196,7 +200,7 @@ _SHADER_CAPS: dict[ShaderCap, int] = {
     ShaderCap.MAX_HW_ATOMIC_COUNTERS: 0,
     ShaderCap.MAX_HW_ATOMIC_COUNTER_BUFFERS: 0,
 }
-_SUPPORTED_STAGES = {ShaderType.VERTEX, ShaderType.FRAGMENT}
+_SUPPORTED_STAGES = {ShaderType.VERTEX, ShaderType.FRAGMENT, ShaderType.COMPUTE}
 
 _RENDER_FORMATS = {
     Format.R8G8B8A8_UNORM,
@@ -273,18 +277,34 @@ class NumpipeScreen:
             return min(32, PIPE_MAX_SHADER_OUTPUTS)
         if cap == ShaderCap.MAX_CONST_BUFFERS:
             return min(16, PIPE_MAX_CONSTANT_BUFFERS)
+        if cap == ShaderCap.MAX_SHADER_BUFFERS:
+            # compute programs only: vertex and fragment shaders have no memory access yet
+            return PIPE_MAX_SHADER_BUFFERS if stage == ShaderType.COMPUTE else 0
         return _SHADER_CAPS.get(cap, 0)
 
     def get_compute_param(self, ir_type: ShaderIR | int, param: ComputeCap | int) -> Any:
+        from . import compute as cs
+
         cap = _enum_arg("param", ComputeCap, param, "a pipe.ComputeCap (PIPE_COMPUTE_CAP_*)")
-        # Compute is not implemented yet (PIPE_CAP_COMPUTE is 0): report no resources.
-        if cap == ComputeCap.IR_TARGET:
-            return ""
-        if cap in (ComputeCap.MAX_GRID_SIZE, ComputeCap.MAX_BLOCK_SIZE):
-            return [0, 0, 0]
-        if cap == ComputeCap.ADDRESS_BITS:
-            return 64
-        return 0
+        values: dict[ComputeCap, Any] = {
+            ComputeCap.ADDRESS_BITS: 64,
+            ComputeCap.IR_TARGET: "numpipe-tgsi",
+            ComputeCap.GRID_DIMENSION: 3,
+            ComputeCap.MAX_GRID_SIZE: list(cs.MAX_GRID_SIZE),
+            ComputeCap.MAX_BLOCK_SIZE: list(cs.MAX_BLOCK_SIZE),
+            ComputeCap.MAX_THREADS_PER_BLOCK: cs.MAX_THREADS_PER_BLOCK,
+            ComputeCap.MAX_GLOBAL_SIZE: 0,  # no set_global_binding
+            ComputeCap.MAX_LOCAL_SIZE: cs.MAX_LOCAL_SIZE,
+            ComputeCap.MAX_PRIVATE_SIZE: cs.MAX_PRIVATE_SIZE,
+            ComputeCap.MAX_INPUT_SIZE: cs.MAX_INPUT_SIZE,
+            ComputeCap.MAX_MEM_ALLOC_SIZE: _video_memory_mb() << 20,
+            ComputeCap.MAX_CLOCK_FREQUENCY: 0,
+            ComputeCap.MAX_COMPUTE_UNITS: max(1, self.pool.num_threads),
+            ComputeCap.IMAGES_SUPPORTED: 0,
+            ComputeCap.SUBGROUP_SIZE: 1,
+            ComputeCap.MAX_VARIABLE_THREADS_PER_BLOCK: cs.MAX_THREADS_PER_BLOCK,
+        }
+        return values.get(cap, 0)
 
     # -- formats and resources ----------------------------------------------------------
 
@@ -313,7 +333,12 @@ class NumpipeScreen:
             return False
         if fmt == Format.NONE:
             return tgt == TextureTarget.BUFFER and not bindings & ~int(
-                Bind.VERTEX_BUFFER | Bind.INDEX_BUFFER | Bind.CONSTANT_BUFFER
+                Bind.VERTEX_BUFFER
+                | Bind.INDEX_BUFFER
+                | Bind.CONSTANT_BUFFER
+                | Bind.SHADER_BUFFER
+                | Bind.COMMAND_ARGS_BUFFER
+                | Bind.COMPUTE_RESOURCE
             )
         desc = try_describe(fmt)
         if desc is None:
@@ -323,8 +348,10 @@ class NumpipeScreen:
             return False
         if b & Bind.DEPTH_STENCIL and fmt not in _DEPTH_FORMATS:
             return False
-        if b & (Bind.SHADER_IMAGE | Bind.SHADER_BUFFER | Bind.STREAM_OUTPUT):
-            return False  # shader images/buffers and stream output are not wired up yet
+        if b & (Bind.SHADER_IMAGE | Bind.STREAM_OUTPUT):
+            return False  # shader images and stream output are not wired up yet
+        if b & (Bind.SHADER_BUFFER | Bind.COMMAND_ARGS_BUFFER) and tgt != TextureTarget.BUFFER:
+            return False
         if b & Bind.SAMPLER_VIEW and not sampleable(desc):
             return False
         if b & Bind.VERTEX_BUFFER and (desc.is_depth or desc.is_stencil or desc.layout == "other"):

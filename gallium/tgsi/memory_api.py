@@ -176,10 +176,10 @@ class ReferenceMemory:
             if req.op == "load":
                 return load_words(buf, off, mask, req.writemask)
             if req.op == "store":
-                _store_words(buf, off, mask, req.writemask, req.values or [])
+                store_words(buf, off, mask, req.writemask, req.values or [])
                 return None
             if req.op == "atomic":
-                old = _atomic_words(buf, off, mask, req)
+                old = atomic_words(buf, off, mask, req)
                 return [old, old, old, old]
         elif req.file == "IMAGE":
             if unit not in self.images:
@@ -188,27 +188,53 @@ class ReferenceMemory:
         raise UnsupportedError(f"memory op {req.op} on file {req.file}")
 
 
-def load_words(buf: np.ndarray, off: np.ndarray, mask: np.ndarray, writemask: int) -> list:
+def load_words(
+    buf: np.ndarray,
+    off: np.ndarray,
+    mask: np.ndarray,
+    writemask: int,
+    base: np.ndarray | None = None,
+    size: int | None = None,
+) -> list:
     """LOAD from a byte buffer: the words up to the last written channel, or zeros
-    for a lane whose words do not all fit (and for lanes outside ``mask``)."""
+    for a lane whose words do not all fit (and for lanes outside ``mask``).
+
+    With ``base`` and ``size`` each lane addresses its own region of ``buf``
+    (bytes ``base[lane]`` to ``base[lane] + size``; compute shared and private
+    memory): offsets are checked against ``size`` and land at ``base + off``.
+    """
     n = off.size
     nwords = max(writemask.bit_length(), 1)
-    size = buf.size
+    if size is None:
+        size = buf.size
     ok = mask & (size >= 4 * nwords) & (off <= size - 4 * nwords)
     safe = np.where(ok, off, 0)
+    if base is not None:
+        safe = safe + base
     out = [np.zeros(n, U32) for _ in range(4)]
     if not ok.any():
         return out
-    idx = safe[:, None] + np.arange(4 * nwords)[None, :]
-    raw = np.ascontiguousarray(buf[np.minimum(idx, size - 1)]).view("<u4")
+    if not (safe & 3).any():  # word-aligned: gather words, not bytes
+        widx = (safe >> 2)[:, None] + np.arange(nwords)[None, :]
+        words = _word_view(buf)
+        raw = words[np.minimum(widx, max(words.size - 1, 0))] if words.size else widx * 0
+    else:
+        idx = safe[:, None] + np.arange(4 * nwords)[None, :]
+        raw = np.ascontiguousarray(buf[np.minimum(idx, buf.size - 1)]).view("<u4")
     for c in range(nwords):
         out[c] = np.where(ok, raw[:, c], U32(0)).astype(U32)
     return out
 
 
-def _store_words(buf, off, mask, writemask: int, values: list) -> None:
+def store_words(buf, off, mask, writemask: int, values: list, base=None, size=None) -> None:
+    """STORE to a byte buffer: each written channel's word where it fits, the
+    highest lane winning every byte; ``base`` and ``size`` as for :func:`load_words`."""
     n = off.size
-    size = buf.size
+    if size is None:
+        size = buf.size
+    at = off if base is None else off + base
+    if _store_aligned(buf, off, at, mask, writemask, values, size):
+        return
     pos_list = []
     for c in range(4):
         if not writemask >> c & 1:
@@ -219,7 +245,7 @@ def _store_words(buf, off, mask, writemask: int, values: list) -> None:
             continue
         word = np.broadcast_to(_u32(values[c]), (n,))
         b = np.ascontiguousarray(word[lanes_c].astype("<u4")).view(np.uint8).reshape(-1, 4)
-        pos = off[lanes_c][:, None] + 4 * c + np.arange(4)[None, :]
+        pos = at[lanes_c][:, None] + 4 * c + np.arange(4)[None, :]
         pos_list.append((lanes_c, pos, b))
     if not pos_list:
         return
@@ -233,6 +259,36 @@ def _store_words(buf, off, mask, writemask: int, values: list) -> None:
     _, first_in_rev = np.unique(rev_pos, return_index=True)
     keep = pos_all.size - 1 - first_in_rev
     buf[pos_all[keep]] = byte_all[keep]
+
+
+def _word_view(buf: np.ndarray) -> np.ndarray:
+    """``buf`` (1-D uint8) as little-endian words, its tail bytes left out."""
+    return buf[: buf.size - buf.size % 4].view("<u4")
+
+
+def _store_aligned(buf, off, at, mask, writemask: int, values: list, size: int) -> bool:
+    """:func:`store_words` for the common case, word by word: every lane in
+    ``mask`` writes all its channels in bounds, at word-aligned addresses
+    that rise strictly in lane order (so no two stores meet and the
+    highest-lane rule cannot matter).  Returns False, doing nothing, otherwise."""
+    chans = [c for c in range(4) if writemask >> c & 1]
+    if not chans:
+        return True
+    lanes = np.flatnonzero(mask)
+    if lanes.size == 0:
+        return True
+    a = at[lanes]
+    o = off[lanes]
+    top = 4 * chans[-1] + 4
+    if int(o.max()) > size - top or (a & 3).any():
+        return False
+    widx = (a >> 2)[:, None] + np.asarray(chans)[None, :]
+    flat = widx.reshape(-1)
+    if flat.size > 1 and not (flat[1:] > flat[:-1]).all():
+        return False
+    vals = np.stack([np.broadcast_to(_u32(values[c]), (off.size,))[lanes] for c in chans], 1)
+    _word_view(buf)[flat] = vals.reshape(-1)
+    return True
 
 
 def _read_word(buf: np.ndarray, addr: np.ndarray) -> np.ndarray:
@@ -287,12 +343,22 @@ def _seg_scan(x: np.ndarray, seg: np.ndarray, op) -> np.ndarray:
     return x
 
 
-def _atomic_words(buf: np.ndarray, off: np.ndarray, mask: np.ndarray, req: MemoryRequest):
+def atomic_words(
+    buf: np.ndarray,
+    off: np.ndarray,
+    mask: np.ndarray,
+    req: MemoryRequest,
+    base: np.ndarray | None = None,
+    size: int | None = None,
+):
+    """Apply ``req``'s atomic lane after lane (ascending) and return each lane's
+    old word; ``base`` and ``size`` as for :func:`load_words`."""
     n = off.size
     op = req.atomic or ""
     if op not in ATOMIC_OPS:
         raise UnsupportedError(f"atomic operation {op!r}")
-    size = buf.size
+    if size is None:
+        size = buf.size
     old_out = np.zeros(n, U32)
     ok = mask & (size >= 4) & (off <= size - 4)
     lanes = np.nonzero(ok)[0]
@@ -300,7 +366,7 @@ def _atomic_words(buf: np.ndarray, off: np.ndarray, mask: np.ndarray, req: Memor
         return old_out
     vals = np.broadcast_to(_u32(req.values[0] if req.values else 0), (n,))[lanes]
     cmps = np.broadcast_to(_u32(req.compare if req.compare is not None else 0), (n,))[lanes]
-    addr = off[lanes]
+    addr = off[lanes] if base is None else off[lanes] + base[lanes]
     order = np.argsort(addr, kind="stable")  # groups by address, lane order inside
     addr_s, vals_s, cmps_s = addr[order], vals[order], cmps[order]
     starts = np.ones(addr_s.size, bool)

@@ -1,0 +1,507 @@
+"""Compute: ``launch_grid`` on the screen's worker pool.
+
+Theory of operation
+-------------------
+A compute program is a COMP TGSI shader compiled like any other stage: one
+call of its kernel runs many invocations at once, lane by lane, instruction
+by instruction.  A call holds whole blocks (``block`` invocations each, in
+linear order ``x + bx * (y + by * z)``), at most ``COMPUTE_LANES`` lanes
+unless one block has more, so
+
+* BARRIER and MEMBAR need nothing: every invocation of a block is in the same
+  call, and each instruction finishes for every lane before the next starts;
+* SHARED memory (``req_local_mem`` bytes per block) is one zeroed byte array
+  per call, each block addressing its own region; PRIVATE memory
+  (``req_private_mem`` bytes per invocation) likewise per lane; INPUT memory
+  is ``GridInfo.input`` (read-only);
+* BUFFER[i] is the shader buffer bound at slot i of the compute stage (an
+  unbound slot is a buffer of size 0: loads read zero, stores are dropped);
+  the memory rules are those of :mod:`gallium.tgsi.memory_api` (lane order,
+  bounds, atomics one lane after another).
+
+The calls of a grid are the units of one pool job, so the workers share them.
+A unit's lanes depend on the grid only, never on the number of workers, so
+the bytes a grid writes do not either -- with one exception the program
+decides: atomics on buffers read and write words other blocks may use, so a
+program with any runs all its calls on one worker, in block order (the
+returned old values are then the same on every run).  Stores from different
+blocks to the same bytes race as on any GPU (the program's bug, not ours).
+
+``launch_grid`` is synchronous on the thread that executes it (like
+llvmpipe's): it submits the rendering recorded so far, the grid runs after
+it, and the call returns when the grid is done, so every later call -- a
+draw reading a written buffer, a map -- sees the results with no further
+tracking.  Under a threaded context that thread is the driver thread, so
+the application does not wait.  A shader error in a unit is kept and
+reported like a draw's: at the next sync point, with the context reset.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..pipe.enums import PIPE_MAX_SHADER_BUFFERS, ShaderIR, ShaderType
+from ..pipe.errors import (
+    UnsupportedError,
+    add_origin_note,
+    bad_type,
+    bad_value,
+    check_int,
+)
+from ..pipe.fence import Fence
+from ..pipe.state import ComputeState, GridInfo, ShaderBuffer
+from ..tgsi import ExecEnv, Kernel, Shader, compile_shader, parse
+from ..tgsi.memory_api import MemoryRequest, atomic_words, load_words, store_words
+from ..tgsi.runtime import ShaderRuntimeError
+
+U32 = np.uint32
+
+COMPUTE_LANES = 1 << 16  # invocations per kernel call (whole blocks; at least one)
+MAX_GRID_SIZE = (65535, 65535, 65535)
+MAX_BLOCK_SIZE = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_LOCAL_SIZE = 1 << 15  # bytes of SHARED memory per block
+MAX_PRIVATE_SIZE = 1 << 12  # bytes of PRIVATE memory per invocation
+MAX_INPUT_SIZE = 1 << 12  # bytes of INPUT memory
+MAX_SHADER_BUFFERS = PIPE_MAX_SHADER_BUFFERS
+
+_SYSTEM_VALUES = ("THREAD_ID", "BLOCK_ID", "BLOCK_SIZE", "GRID_SIZE")
+_ids = itertools.count(1)
+
+
+# ----------------------------------------------------------------------------
+# Programs
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ComputeCSO:
+    """A compiled compute program and what launching it needs to know."""
+
+    shader: Shader
+    kernel: Kernel
+    local_size: int  # req_local_mem
+    private_size: int  # req_private_mem
+    input_size: int  # req_input_mem
+    fixed_block: tuple[int, int, int] | None  # CS_FIXED_BLOCK_* when declared
+    memory_types: dict[int, str]  # MEMORY[i] -> "SHARED" | "PRIVATE" | "INPUT"
+    buffer_atomics: bool  # an ATOM* on a BUFFER: the grid runs on one worker
+    id: int = field(default_factory=lambda: next(_ids))
+
+
+def _resource_file(inst: Any) -> str | None:
+    """The register file an instruction's memory operand is in, if any."""
+    op = inst.opcode
+    if op == "STORE" and inst.dst:
+        return inst.dst[0].reg.file
+    if (op == "LOAD" or op.startswith("ATOM") or op == "RESQ") and inst.src:
+        return inst.src[0].reg.file
+    return None
+
+
+def make_compute(state: Any) -> ComputeCSO:
+    """Validate and compile a ``pipe.ComputeState``."""
+    if not isinstance(state, ComputeState):
+        raise bad_type("state", "a pipe.ComputeState", state)
+    try:
+        ir = ShaderIR(state.ir_type)
+    except ValueError:
+        raise bad_value("state.ir_type", "must be a pipe.ShaderIR", state.ir_type) from None
+    if ir != ShaderIR.TGSI:
+        raise UnsupportedError(f"compute programs in {ir.name} are not supported (TGSI only)")
+    prog = state.prog
+    if isinstance(prog, str):
+        shader = parse(prog)
+    elif isinstance(prog, Shader):
+        shader = prog
+    elif prog is None:
+        raise bad_value("state.prog", "must hold TGSI text or a parsed gallium.tgsi.Shader", None)
+    else:
+        raise bad_type("state.prog", "TGSI text (str) or a gallium.tgsi.Shader", prog)
+    if shader.processor != "COMP":
+        raise bad_value("state.prog", "must be a COMP program", shader.processor)
+    local = check_int("state.req_local_mem", state.req_local_mem, 0, MAX_LOCAL_SIZE)
+    private = check_int("state.req_private_mem", state.req_private_mem, 0, MAX_PRIVATE_SIZE)
+    inp = check_int("state.req_input_mem", state.req_input_mem, 0, MAX_INPUT_SIZE)
+    memory_types: dict[int, str] = {}
+    for d in shader.declarations:
+        if d.file == "SV" and d.semantic not in _SYSTEM_VALUES:
+            raise bad_value(
+                "state.prog",
+                f"declares SV[{d.first}] as {d.semantic}; compute programs have "
+                + ", ".join(_SYSTEM_VALUES),
+                d.semantic,
+            )
+        if d.file == "IMAGE":
+            raise UnsupportedError("shader images are not implemented by numpipe yet")
+        if d.file == "MEMORY":
+            kind = d.mem_type or "GLOBAL"
+            if kind == "GLOBAL":
+                raise UnsupportedError(
+                    "GLOBAL memory (set_global_binding) is not implemented by numpipe yet"
+                )
+            need = {"SHARED": ("req_local_mem", local), "PRIVATE": ("req_private_mem", private)}
+            need["INPUT"] = ("req_input_mem", inp)
+            name, size = need[kind]
+            if size == 0:
+                raise bad_value(
+                    f"state.{name}",
+                    f"must be > 0 (the size of the {kind} memory) for a program that "
+                    f"declares MEMORY[{d.first}], {kind}",
+                    0,
+                )
+            for i in range(d.first, d.last + 1):
+                memory_types[i] = kind
+    buffer_atomics = False
+    for inst in shader.instructions:
+        file = _resource_file(inst)
+        if file is None:
+            continue
+        reg = inst.dst[0].reg if inst.opcode == "STORE" else inst.src[0].reg
+        if inst.opcode.startswith("ATOM") and file == "BUFFER":
+            buffer_atomics = True
+        if file == "MEMORY" and (inst.opcode == "STORE" or inst.opcode.startswith("ATOM")):
+            if reg.indirect is None and memory_types.get(reg.index) == "INPUT":
+                raise bad_value(
+                    "state.prog",
+                    f"writes MEMORY[{reg.index}], which is INPUT memory (read-only)",
+                    inst.opcode,
+                )
+    fixed = tuple(
+        int(shader.get_property(f"CS_FIXED_BLOCK_{d}", 0)) for d in ("WIDTH", "HEIGHT", "DEPTH")
+    )
+    kernel = compile_shader(shader)
+    return ComputeCSO(
+        shader=shader,
+        kernel=kernel,
+        local_size=local,
+        private_size=private,
+        input_size=inp,
+        fixed_block=fixed if any(fixed) else None,  # type: ignore[arg-type]
+        memory_types=memory_types,
+        buffer_atomics=buffer_atomics,
+    )
+
+
+def check_compute_cso(cso: Any) -> ComputeCSO | None:
+    if cso is not None and not isinstance(cso, ComputeCSO):
+        raise bad_type("cso", "a compute state from create_compute_state, or None", cso)
+    return cso
+
+
+# ----------------------------------------------------------------------------
+# Bindings and grids
+# ----------------------------------------------------------------------------
+
+
+def check_shader_buffers(shader: Any, start: Any, buffers: Any) -> tuple:
+    """Validate ``set_shader_buffers``: (stage, start, [ShaderBuffer copy or None])."""
+    from .resource import Resource
+
+    try:
+        stage = ShaderType(shader)
+    except (ValueError, TypeError):
+        raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
+    if stage == ShaderType.TYPES:
+        raise bad_value("shader", "must be a shader stage", stage.name)
+    start = check_int("start", start, 0, MAX_SHADER_BUFFERS)
+    if buffers is None:
+        buffers = []
+    if isinstance(buffers, ShaderBuffer) or not hasattr(buffers, "__len__"):
+        raise bad_type("buffers", "a sequence of pipe.ShaderBuffer or None", buffers)
+    if start + len(buffers) > MAX_SHADER_BUFFERS:
+        raise bad_value(
+            "buffers", f"start + len(buffers) must be <= {MAX_SHADER_BUFFERS}", len(buffers)
+        )
+    out: list[ShaderBuffer | None] = []
+    for i, b in enumerate(buffers):
+        arg = f"buffers[{i}]"
+        if b is None or (isinstance(b, ShaderBuffer) and b.buffer is None):
+            out.append(None)
+            continue
+        if not isinstance(b, ShaderBuffer):
+            raise bad_type(arg, "a pipe.ShaderBuffer or None", b)
+        res = b.buffer
+        if not isinstance(res, Resource) or not res.is_buffer:
+            raise bad_type(f"{arg}.buffer", "a buffer Resource created by this screen", res)
+        if res.destroyed:
+            raise bad_value(f"{arg}.buffer", "has been destroyed")
+        off = check_int(f"{arg}.buffer_offset", b.buffer_offset, 0)
+        if off % 4:
+            raise bad_value(
+                f"{arg}.buffer_offset",
+                "must be a multiple of 4 (PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT)",
+                off,
+            )
+        size = check_int(f"{arg}.buffer_size", b.buffer_size, 0)
+        if off + size > res.width0:
+            raise bad_value(
+                arg,
+                f"buffer_offset + buffer_size must be <= the buffer's {res.width0} bytes",
+                off + size,
+            )
+        out.append(ShaderBuffer(res, off, size))
+    return stage, start, out
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A validated ``pipe.GridInfo``."""
+
+    block: tuple[int, int, int]
+    grid: tuple[int, int, int]  # (0, 0, 0) with ``indirect``: read at launch
+    indirect: Any
+    indirect_offset: int
+    input: np.ndarray | None  # a copy of ``GridInfo.input``'s bytes
+
+
+def _triple(arg: str, value: Any, lo: int, hi: tuple[int, int, int]) -> tuple[int, int, int]:
+    if not isinstance(value, tuple | list) or len(value) != 3:
+        raise bad_type(arg, "three ints (x, y, z)", value)
+    return tuple(check_int(f"{arg}[{i}]", v, lo, hi[i]) for i, v in enumerate(value))  # type: ignore[return-value]
+
+
+def check_grid_info(info: Any) -> Grid:
+    """Validate a ``pipe.GridInfo`` on the caller's thread; copies ``input``."""
+    from .resource import Resource
+
+    if not isinstance(info, GridInfo):
+        raise bad_type("info", "a pipe.GridInfo", info)
+    check_int("info.work_dim", info.work_dim, 1, 3)
+    if check_int("info.pc", info.pc, 0) != 0:
+        raise bad_value("info.pc", "must be 0 (a TGSI program has one entry point)", info.pc)
+    block = _triple("info.block", info.block, 1, MAX_BLOCK_SIZE)
+    if block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
+        raise bad_value(
+            "info.block",
+            f"may hold at most {MAX_THREADS_PER_BLOCK} invocations (x * y * z)",
+            block,
+        )
+    indirect = info.indirect
+    off = 0
+    if indirect is not None:
+        if not isinstance(indirect, Resource) or not indirect.is_buffer:
+            raise bad_type("info.indirect", "a buffer Resource created by this screen", indirect)
+        if indirect.destroyed:
+            raise bad_value("info.indirect", "has been destroyed")
+        off = check_int("info.indirect_offset", info.indirect_offset, 0)
+        if off % 4 or off + 12 > indirect.width0:
+            raise bad_value(
+                "info.indirect_offset",
+                "must be a multiple of 4 leaving three uint32 (12 bytes) inside info.indirect",
+                off,
+            )
+        grid = (0, 0, 0)
+    else:
+        grid = _triple("info.grid", info.grid, 0, MAX_GRID_SIZE)
+    data = None
+    if info.input is not None:
+        try:
+            data = np.frombuffer(memoryview(info.input).cast("B"), np.uint8).copy()
+        except TypeError:
+            raise bad_type(
+                "info.input", "bytes-like data (bytes, bytearray, numpy array)", info.input
+            ) from None
+        if data.size > MAX_INPUT_SIZE:
+            raise bad_value("info.input", f"may hold at most {MAX_INPUT_SIZE} bytes", data.size)
+    return Grid(block, grid, indirect, off, data)
+
+
+# ----------------------------------------------------------------------------
+# Memory
+# ----------------------------------------------------------------------------
+
+_EMPTY = np.zeros(0, np.uint8)
+
+
+class ComputeMemory:
+    """``ExecEnv.memory`` for one kernel call of a grid (see the module docstring)."""
+
+    def __init__(
+        self,
+        cso: ComputeCSO,
+        buffers: dict[int, np.ndarray],
+        input_bytes: np.ndarray,
+        n: int,
+        threads: int,
+    ) -> None:
+        self.cso = cso
+        self.buffers = buffers
+        self.input = input_bytes
+        self.n = n
+        self.threads = threads
+        self._shared: np.ndarray | None = None
+        self._private: np.ndarray | None = None
+
+    def _region(self, kind: str) -> tuple[np.ndarray, np.ndarray | None, int]:
+        """(bytes, per-lane base or None, size) of a MEMORY kind."""
+        cso, n = self.cso, self.n
+        lane = np.arange(n, dtype=np.int64)
+        if kind == "SHARED":
+            if self._shared is None:
+                self._shared = np.zeros((n // self.threads) * cso.local_size, np.uint8)
+            return self._shared, (lane // self.threads) * cso.local_size, cso.local_size
+        if kind == "PRIVATE":
+            if self._private is None:
+                self._private = np.zeros(n * cso.private_size, np.uint8)
+            return self._private, lane * cso.private_size, cso.private_size
+        return self.input, None, cso.input_size
+
+    def execute(self, req: MemoryRequest) -> list[Any] | None:
+        n = req.n
+        mask = np.broadcast_to(np.asarray(req.mask, bool), (n,))
+        if np.ndim(req.unit) == 0:
+            return self._unit(req, int(req.unit), mask)
+        units = np.broadcast_to(np.asarray(req.unit, np.int64), (n,))
+        out: list[Any] | None = None
+        for u in np.unique(units[mask]):
+            sel = units == u
+            part = self._unit(req, int(u), mask & sel)
+            if part is None:
+                continue
+            if out is None:
+                out = [np.zeros(n, U32) for _ in range(4)]
+            out = [np.where(sel, p, o) for p, o in zip(part, out)]
+        if out is None and req.op != "store":
+            out = [np.zeros(n, U32) for _ in range(4)]
+        return out
+
+    def _unit(self, req: MemoryRequest, unit: int, mask: np.ndarray) -> list[Any] | None:
+        base = None
+        if req.file == "BUFFER":
+            buf, size = self.buffers.get(unit, _EMPTY), None
+        elif req.file == "MEMORY":
+            kind = self.cso.memory_types.get(unit)
+            if kind is None:
+                raise ShaderRuntimeError(f"MEMORY[{unit}] is used but not declared")
+            if kind == "INPUT" and req.op in ("store", "atomic"):
+                raise ShaderRuntimeError(f"MEMORY[{unit}] is INPUT memory (read-only)")
+            buf, base, size = self._region(kind)
+        else:
+            raise UnsupportedError(f"memory operations on {req.file} in compute programs")
+        if req.op == "size":
+            z = U32(0)
+            return [U32(buf.size if size is None else size), z, z, z]
+        off = np.broadcast_to(np.asarray(req.offset, U32), (req.n,)).astype(np.int64)
+        if req.op == "load":
+            return load_words(buf, off, mask, req.writemask, base, size)
+        if req.op == "store":
+            store_words(buf, off, mask, req.writemask, req.values or [], base, size)
+            return None
+        if req.op == "atomic":
+            old = atomic_words(buf, off, mask, req, base, size)
+            return [old, old, old, old]
+        raise UnsupportedError(f"memory op {req.op}")
+
+
+# ----------------------------------------------------------------------------
+# Execution
+# ----------------------------------------------------------------------------
+
+
+class ComputeJob:
+    """One grid as a worker-pool job: each unit is one kernel call of whole blocks
+    (all of them on one unit when the program has buffer atomics)."""
+
+    def __init__(
+        self,
+        cso: ComputeCSO,
+        block: tuple[int, int, int],
+        grid: tuple[int, int, int],
+        buffers: dict[int, np.ndarray],
+        consts: list[Any],
+        textures: Any,
+        input_bytes: np.ndarray | None,
+        label: str = "",
+    ) -> None:
+        self.cso = cso
+        self.block = block
+        self.grid = grid
+        self.buffers = buffers
+        self.consts = consts
+        self.textures = textures
+        size = cso.input_size
+        data = np.zeros(size, np.uint8)
+        if input_bytes is not None:
+            data[: min(size, input_bytes.size)] = input_bytes[:size]
+        self.input = data
+        self.threads = block[0] * block[1] * block[2]
+        self.blocks = grid[0] * grid[1] * grid[2]
+        self.per_call = max(1, COMPUTE_LANES // self.threads)
+        self.calls = -(-self.blocks // self.per_call)
+        self.fence = Fence(label=label)
+        self.errors: list[BaseException] = []
+        self._lock = threading.Lock()
+        # thread ids of one block, in lane order
+        t = np.arange(self.threads, dtype=np.int64)
+        bx, by, _ = block
+        self._tid = [
+            (t % bx).astype(U32),
+            ((t // bx) % by).astype(U32),
+            (t // (bx * by)).astype(U32),
+        ]
+
+    def unit_count(self) -> int:
+        return 1 if self.cso.buffer_atomics else self.calls
+
+    def run_unit(self, unit: int, worker: int) -> None:
+        calls = range(self.calls) if self.cso.buffer_atomics else (unit,)
+        for call in calls:
+            b0 = call * self.per_call
+            self._run_call(b0, min(self.blocks, b0 + self.per_call))
+
+    def _run_call(self, b0: int, b1: int) -> None:
+        nb, threads = b1 - b0, self.threads
+        n = nb * threads
+        gx, gy, _ = self.grid
+        ids = np.arange(b0, b1, dtype=np.int64)
+        bid = [ids % gx, (ids // gx) % gy, ids // (gx * gy)]
+        svs = {
+            "THREAD_ID": [np.tile(c, nb) for c in self._tid] + [U32(0)],
+            "BLOCK_ID": [np.repeat(c.astype(U32), threads) for c in bid] + [U32(0)],
+            "BLOCK_SIZE": [U32(v) for v in self.block] + [U32(0)],
+            "GRID_SIZE": [U32(v) for v in self.grid] + [U32(0)],
+        }
+        memory = ComputeMemory(self.cso, self.buffers, self.input, n, threads)
+        env = ExecEnv(
+            n=n, consts=self.consts, system_values=svs, textures=self.textures, memory=memory
+        )
+        self.cso.kernel(env)
+
+    def unit_failed(self, unit: int, exc: BaseException) -> None:
+        add_origin_note(exc, f"a compute worker (unit {unit})")
+        with self._lock:
+            self.errors.append(exc)
+
+    def complete(self) -> None:
+        self.fence.signal()
+
+
+def buffer_views(bindings: dict[int, ShaderBuffer]) -> dict[int, np.ndarray]:
+    """The bound shader buffers as byte views of their current storage."""
+    out = {}
+    for slot, b in bindings.items():
+        store = b.buffer.storage
+        out[slot] = store[b.buffer_offset : b.buffer_offset + b.buffer_size]
+    return out
+
+
+def indirect_grid(grid: Grid) -> tuple[int, int, int]:
+    """The grid size: given, or three uint32 read from the indirect buffer now."""
+    if grid.indirect is None:
+        return grid.grid
+    raw = grid.indirect.storage[grid.indirect_offset : grid.indirect_offset + 12]
+    dims = tuple(int(v) for v in raw.view("<u4"))
+    for i, v in enumerate(dims):
+        if v > MAX_GRID_SIZE[i]:
+            raise bad_value(
+                f"info.indirect (grid[{i}] at offset {grid.indirect_offset + 4 * i})",
+                f"must be <= {MAX_GRID_SIZE[i]}",
+                v,
+            )
+    return dims  # type: ignore[return-value]

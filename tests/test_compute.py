@@ -1,0 +1,530 @@
+"""Compute: launch_grid with shader buffers, shared/private/input memory,
+constants, indirect grids (gallium/numpipe/compute.py), exact words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import get_screen
+from helpers import bind_passthrough, make_target, read_rgba8
+
+from gallium import pipe
+from gallium.numpipe import compute
+from gallium.pipe.errors import PipeTypeError, PipeValueError, UnsupportedError
+
+U32 = np.uint32
+
+SAXPY = """COMP
+PROPERTY CS_FIXED_BLOCK_WIDTH 64
+PROPERTY CS_FIXED_BLOCK_HEIGHT 1
+PROPERTY CS_FIXED_BLOCK_DEPTH 1
+DCL SV[0], BLOCK_ID
+DCL SV[1], THREAD_ID
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL TEMP[0..2]
+IMM[0] UINT32 {6, 2, 1075838976, 0}
+  0: SHL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: UADD TEMP[0].x, TEMP[0].xxxx, SV[1].xxxx
+  2: SHL TEMP[0].x, TEMP[0].xxxx, IMM[0].yyyy
+  3: LOAD TEMP[1].x, BUFFER[1], TEMP[0].xxxx
+  4: LOAD TEMP[2].x, BUFFER[0], TEMP[0].xxxx
+  5: MAD TEMP[1].x, IMM[0].zzzz, TEMP[1].xxxx, TEMP[2].xxxx
+  6: STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[1].xxxx
+  7: END
+"""
+
+# Every invocation writes its THREAD_ID, BLOCK_ID, BLOCK_SIZE and GRID_SIZE
+# (16 words) at 64 * its global index b * T + t.
+SYSVALS = """COMP
+DCL SV[0], THREAD_ID
+DCL SV[1], BLOCK_ID
+DCL SV[2], BLOCK_SIZE
+DCL SV[3], GRID_SIZE
+DCL BUFFER[0]
+DCL TEMP[0..1]
+IMM[0] UINT32 {64, 16, 32, 48}
+  0: UMAD TEMP[0].x, SV[2].yyyy, SV[0].zzzz, SV[0].yyyy
+  1: UMAD TEMP[0].x, SV[2].xxxx, TEMP[0].xxxx, SV[0].xxxx
+  2: UMAD TEMP[0].y, SV[3].yyyy, SV[1].zzzz, SV[1].yyyy
+  3: UMAD TEMP[0].y, SV[3].xxxx, TEMP[0].yyyy, SV[1].xxxx
+  4: UMUL TEMP[0].z, SV[2].xxxx, SV[2].yyyy
+  5: UMUL TEMP[0].z, TEMP[0].zzzz, SV[2].zzzz
+  6: UMAD TEMP[0].w, TEMP[0].yyyy, TEMP[0].zzzz, TEMP[0].xxxx
+  7: UMUL TEMP[1].x, TEMP[0].wwww, IMM[0].xxxx
+  8: STORE BUFFER[0].xyzw, TEMP[1].xxxx, SV[0]
+  9: UADD TEMP[1].y, TEMP[1].xxxx, IMM[0].yyyy
+ 10: STORE BUFFER[0].xyzw, TEMP[1].yyyy, SV[1]
+ 11: UADD TEMP[1].z, TEMP[1].xxxx, IMM[0].zzzz
+ 12: STORE BUFFER[0].xyzw, TEMP[1].zzzz, SV[2]
+ 13: UADD TEMP[1].w, TEMP[1].xxxx, IMM[0].wwww
+ 14: STORE BUFFER[0].xyzw, TEMP[1].wwww, SV[3]
+ 15: END
+"""
+
+# Blocks of 256: each invocation puts bid * 1000 + tid into shared memory,
+# waits, and writes its mirror's value (255 - tid) to out[bid * 256 + tid].
+# MEMORY[0] at offset 1024 (one past the block's 1 KiB) reads 0, to out2.
+SHARED = """COMP
+DCL SV[0], THREAD_ID
+DCL SV[1], BLOCK_ID
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL MEMORY[0], SHARED
+DCL TEMP[0..2]
+IMM[0] UINT32 {4, 255, 1000, 256}
+IMM[1] UINT32 {1024, 0, 0, 0}
+  0: UMUL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: UMAD TEMP[0].y, SV[1].xxxx, IMM[0].zzzz, SV[0].xxxx
+  2: STORE MEMORY[0].x, TEMP[0].xxxx, TEMP[0].yyyy
+  3: BARRIER
+  4: INEG TEMP[1].x, SV[0].xxxx
+  5: UADD TEMP[1].x, TEMP[1].xxxx, IMM[0].yyyy
+  6: UMUL TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx
+  7: LOAD TEMP[2].x, MEMORY[0], TEMP[1].xxxx
+  8: UMAD TEMP[1].y, SV[1].xxxx, IMM[0].wwww, SV[0].xxxx
+  9: UMUL TEMP[1].y, TEMP[1].yyyy, IMM[0].xxxx
+ 10: STORE BUFFER[0].x, TEMP[1].yyyy, TEMP[2].xxxx
+ 11: LOAD TEMP[2].x, MEMORY[0], IMM[1].xxxx
+ 12: STORE BUFFER[1].x, TEMP[1].yyyy, TEMP[2].xxxx
+ 13: END
+"""
+
+# out[g] = the counter's value before this invocation's ATOMUADD of 1.
+ATOMIC = """COMP
+DCL SV[0], THREAD_ID
+DCL SV[1], BLOCK_ID
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL TEMP[0..1]
+IMM[0] UINT32 {64, 4, 1, 0}
+  0: UMAD TEMP[0].x, SV[1].xxxx, IMM[0].xxxx, SV[0].xxxx
+  1: UMUL TEMP[0].x, TEMP[0].xxxx, IMM[0].yyyy
+  2: ATOMUADD TEMP[1].x, BUFFER[1], IMM[0].wwww, IMM[0].zzzz
+  3: STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[1].xxxx
+  4: END
+"""
+
+
+def make_buffer(screen, ctx, data, bind=pipe.Bind.SHADER_BUFFER):
+    data = np.ascontiguousarray(data)
+    res = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER,
+            format=pipe.Format.NONE,
+            width0=data.nbytes,
+            bind=bind,
+        )
+    )
+    ctx.buffer_subdata(res, pipe.Transfer.WRITE, 0, data)
+    return res
+
+
+def read_buffer(ctx, res, dtype=U32):
+    n = res.width0
+    data, xfer = ctx.transfer_map(res, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, n, 1, 1))
+    out = np.array(data).view(dtype)
+    ctx.transfer_unmap(xfer)
+    return out
+
+
+def bind_program(ctx, text, **req):
+    cs = ctx.create_compute_state(pipe.ComputeState(prog=text, **req))
+    ctx.bind_compute_state(cs)
+    return cs
+
+
+def bind_buffers(ctx, *resources):
+    ctx.set_shader_buffers(
+        pipe.ShaderType.COMPUTE, 0, [pipe.ShaderBuffer(r, 0, r.width0) for r in resources]
+    )
+
+
+@pytest.fixture(params=[("direct", 2), ("threaded", 2), ("direct", 0), ("threaded", 1)])
+def cctx(request):
+    kind, workers = request.param
+    screen = get_screen(workers)
+    c = screen.context_create(threaded=kind == "threaded")
+    yield screen, c
+    c.destroy()
+
+
+def saxpy_expected(x, y):
+    return (np.float32(2.5) * x + y).astype(np.float32)
+
+
+def test_saxpy_words(cctx):
+    screen, ctx = cctx
+    rng = np.random.default_rng(5)
+    n = 64 * 1500  # 96,000 invocations: two kernel calls
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    x[:4] = [np.inf, -0.0, np.nan, 1e-45]
+    xr, yr = make_buffer(screen, ctx, x), make_buffer(screen, ctx, y)
+    bind_program(ctx, SAXPY)
+    bind_buffers(ctx, yr, xr)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(n // 64, 1, 1)))
+    out = read_buffer(ctx, yr)
+    assert np.array_equal(out, saxpy_expected(x, y).view(U32))
+    assert np.array_equal(read_buffer(ctx, xr), x.view(U32))
+
+
+def test_system_values_every_invocation(cctx):
+    screen, ctx = cctx
+    block, grid = (4, 2, 3), (3, 2, 5)
+    t = block[0] * block[1] * block[2]
+    nb = grid[0] * grid[1] * grid[2]
+    out = make_buffer(screen, ctx, np.full(16 * t * nb, 0xDEADBEEF, U32))
+    bind_program(ctx, SYSVALS)
+    bind_buffers(ctx, out)
+    ctx.launch_grid(pipe.GridInfo(block=block, grid=grid))
+    got = read_buffer(ctx, out).reshape(nb, t, 16)
+    z, y, x = np.meshgrid(*(np.arange(d) for d in block[::-1]), indexing="ij")
+    bz, by, bx = np.meshgrid(*(np.arange(d) for d in grid[::-1]), indexing="ij")
+    tid = np.stack([x.ravel(), y.ravel(), z.ravel(), 0 * x.ravel()], 1)
+    bid = np.stack([bx.ravel(), by.ravel(), bz.ravel(), 0 * bx.ravel()], 1)
+    assert np.array_equal(got[:, :, 0:4], np.broadcast_to(tid[None], (nb, t, 4)))
+    assert np.array_equal(got[:, :, 4:8], np.broadcast_to(bid[:, None], (nb, t, 4)))
+    assert np.array_equal(got[:, :, 8:12], np.broadcast_to([*block, 0], (nb, t, 4)))
+    assert np.array_equal(got[:, :, 12:16], np.broadcast_to([*grid, 0], (nb, t, 4)))
+
+
+def test_shared_memory_per_block(cctx):
+    screen, ctx = cctx
+    nblocks = 300  # 76,800 invocations: blocks in two kernel calls
+    out = make_buffer(screen, ctx, np.full(256 * nblocks, 7, U32))
+    out2 = make_buffer(screen, ctx, np.full(256 * nblocks, 7, U32))
+    bind_program(ctx, SHARED, req_local_mem=1024)
+    bind_buffers(ctx, out, out2)
+    ctx.launch_grid(pipe.GridInfo(block=(256, 1, 1), grid=(nblocks, 1, 1)))
+    b = np.arange(nblocks)[:, None]
+    t = np.arange(256)[None, :]
+    assert np.array_equal(read_buffer(ctx, out).reshape(nblocks, 256), b * 1000 + 255 - t)
+    assert not read_buffer(ctx, out2).any()  # past the block's memory: zero, never a neighbour's
+
+
+def test_atomics_in_lane_order(cctx):
+    screen, ctx = cctx
+    n = 64 * 2000  # two kernel calls, one worker, in block order
+    out = make_buffer(screen, ctx, np.zeros(n, U32))
+    counter = make_buffer(screen, ctx, np.array([5, 9], U32))
+    bind_program(ctx, ATOMIC)
+    bind_buffers(ctx, out, counter)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(n // 64, 1, 1)))
+    assert np.array_equal(read_buffer(ctx, out), np.arange(5, 5 + n, dtype=U32))
+    assert read_buffer(ctx, counter).tolist() == [5 + n, 9]
+
+
+# LOAD/STORE bounds, an unbound slot, RESQ, INPUT memory and constants:
+# out[0..3] = RESQ of BUFFER[1] (16 bytes) and of BUFFER[2] (unbound), a
+# LOAD at 12 (the last whole word) and at 14 (does not fit: 0); a STORE of
+# .xy at offset 12 writes .x only (111); then INPUT words 0 and 1 (out[4..5]),
+# CONST[0][1] (out[6..9]), a LOAD from the unbound slot (out[10]) and a LOAD
+# of .y at 8, which reads the word at 8 + 4 (out[11] = 111).
+BOUNDS = """COMP
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL BUFFER[2]
+DCL MEMORY[0], INPUT
+DCL CONST[0][0..1]
+DCL TEMP[0..3]
+IMM[0] UINT32 {0, 4, 8, 12}
+IMM[1] UINT32 {14, 16, 24, 40}
+IMM[2] UINT32 {111, 222, 44, 0}
+  0: RESQ TEMP[0].x, BUFFER[1]
+  1: RESQ TEMP[0].y, BUFFER[2]
+  2: LOAD TEMP[3].x, BUFFER[1], IMM[0].wwww
+  3: MOV TEMP[0].z, TEMP[3].xxxx
+  4: LOAD TEMP[3].x, BUFFER[1], IMM[1].xxxx
+  5: MOV TEMP[0].w, TEMP[3].xxxx
+  6: STORE BUFFER[0].xyzw, IMM[0].xxxx, TEMP[0]
+  7: STORE BUFFER[1].xy, IMM[0].wwww, IMM[2].xyxx
+  8: LOAD TEMP[1].xy, MEMORY[0], IMM[0].xxxx
+  9: STORE BUFFER[0].xy, IMM[1].yyyy, TEMP[1]
+ 10: MOV TEMP[2], CONST[0][1]
+ 11: STORE BUFFER[0].xyzw, IMM[1].zzzz, TEMP[2]
+ 12: LOAD TEMP[1].x, BUFFER[2], IMM[0].xxxx
+ 13: STORE BUFFER[0].x, IMM[1].wwww, TEMP[1].xxxx
+ 14: LOAD TEMP[1].y, BUFFER[1], IMM[0].zzzz
+ 15: STORE BUFFER[0].x, IMM[2].zzzz, TEMP[1].yyyy
+ 16: END
+"""
+
+
+def test_bounds_unbound_input_and_constants(cctx):
+    screen, ctx = cctx
+    out = make_buffer(screen, ctx, np.full(12, 0xAAAAAAAA, U32))
+    small = make_buffer(screen, ctx, np.array([1, 2, 3, 4], U32))
+    bind_program(ctx, BOUNDS, req_input_mem=8)
+    ctx.set_shader_buffers(
+        pipe.ShaderType.COMPUTE,
+        0,
+        [pipe.ShaderBuffer(out, 0, 48), pipe.ShaderBuffer(small, 0, 16), None],
+    )
+    consts = np.array([0, 0, 0, 0, 7, 8, 9, 10], U32)
+    ctx.set_constant_buffer(
+        pipe.ShaderType.COMPUTE, 0, pipe.ConstantBuffer(user_buffer=consts.view(np.float32))
+    )
+    inp = np.array([0x1234, 0x5678], U32).tobytes()
+    ctx.launch_grid(pipe.GridInfo(block=(1, 1, 1), grid=(1, 1, 1), input=inp))
+    expect = [16, 0, 4, 0, 0x1234, 0x5678, 7, 8, 9, 10, 0, 111]
+    assert read_buffer(ctx, out).tolist() == expect
+    assert read_buffer(ctx, small).tolist() == [1, 2, 3, 111]
+
+
+def test_buffer_range_offsets(cctx):
+    """A binding's offset and size: BUFFER[0] is 16 bytes 32 bytes in."""
+    screen, ctx = cctx
+    words = np.arange(16, dtype=U32)
+    res = make_buffer(screen, ctx, words)
+    bind_program(ctx, BOUNDS, req_input_mem=8)
+    ctx.set_shader_buffers(
+        pipe.ShaderType.COMPUTE, 0, [pipe.ShaderBuffer(res, 32, 32), pipe.ShaderBuffer(res, 0, 16)]
+    )
+    ctx.set_constant_buffer(
+        pipe.ShaderType.COMPUTE, 0, pipe.ConstantBuffer(user_buffer=np.zeros(8, np.float32))
+    )
+    ctx.launch_grid(pipe.GridInfo(block=(1, 1, 1), grid=(1, 1, 1), input=bytes(8)))
+    got = read_buffer(ctx, res)
+    # words 8..15 are BUFFER[0]; BUFFER[1] (words 0..3) got 111 at word 3
+    assert got.tolist() == [0, 1, 2, 111, 4, 5, 6, 7, 16, 0, 3, 0, 0, 0, 0, 0]
+
+
+def test_indirect_grid_and_empty_grid(cctx):
+    screen, ctx = cctx
+    n = 64 * 10
+    out = make_buffer(screen, ctx, np.zeros(n, U32))
+    counter = make_buffer(screen, ctx, np.zeros(1, U32))
+    args = make_buffer(
+        screen, ctx, np.array([99, 10, 1, 1], U32), bind=pipe.Bind.COMMAND_ARGS_BUFFER
+    )
+    bind_program(ctx, ATOMIC)
+    bind_buffers(ctx, out, counter)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), indirect=args, indirect_offset=4))
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(0, 5, 1)))  # no invocations
+    assert np.array_equal(read_buffer(ctx, out), np.arange(n, dtype=U32))
+    assert read_buffer(ctx, counter).tolist() == [n]
+
+
+def test_results_reach_later_draws_and_maps(cctx):
+    """A grid writes a vertex buffer; the draw recorded after it reads the
+    written vertices; a buffer_subdata after the grid lands after it too."""
+    screen, ctx = cctx
+    rt, _ = make_target(screen, ctx, 16, 16)
+    bind_passthrough(ctx)
+    # one triangle over the left half, red; the grid moves it to the right half
+    verts = np.array(
+        [[-1, -1, 0, 1, 1, 0, 0, 1], [0, -1, 0, 1, 1, 0, 0, 1], [-1, 1, 0, 1, 1, 0, 0, 1]],
+        np.float32,
+    )
+    vbuf = make_buffer(screen, ctx, verts, bind=pipe.Bind.VERTEX_BUFFER | pipe.Bind.SHADER_BUFFER)
+    shift = """COMP
+DCL SV[0], THREAD_ID
+DCL BUFFER[0]
+DCL TEMP[0..1]
+IMM[0] UINT32 {32, 0, 0, 0}
+IMM[1] FLT32 {1.0, 0.0, 0.0, 0.0}
+  0: UMUL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: LOAD TEMP[1].x, BUFFER[0], TEMP[0].xxxx
+  2: ADD TEMP[1].x, TEMP[1].xxxx, IMM[1].xxxx
+  3: STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[1].xxxx
+  4: END
+"""
+    bind_program(ctx, shift)
+    bind_buffers(ctx, vbuf)
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 0.0))
+    ctx.launch_grid(pipe.GridInfo(block=(3, 1, 1), grid=(1, 1, 1)))
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=vbuf)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    ctx.flush()
+    img = read_rgba8(ctx, rt)
+    assert not img[:, :8].any()  # nothing left of the middle
+    assert img[0, 8].tolist() == [255, 0, 0, 255]  # the moved triangle's corner
+    moved = verts.copy()
+    moved[:, 0] += 1.0
+    assert np.array_equal(read_buffer(ctx, vbuf, np.float32), moved.ravel())
+    # in order with uploads too: grid, then subdata, then grid
+    ctx.buffer_subdata(vbuf, pipe.Transfer.WRITE, 0, np.float32([10.0]))
+    ctx.launch_grid(pipe.GridInfo(block=(1, 1, 1), grid=(1, 1, 1)))
+    assert read_buffer(ctx, vbuf, np.float32)[0] == 11.0
+
+
+def test_same_words_any_worker_count_or_context():
+    """Shared memory, stores and atomics: bit-identical across 0/1/2 workers,
+    direct and threaded."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(64 * 700).astype(np.float32)
+    results = []
+    for workers in (0, 1, 2):
+        for threaded in (False, True):
+            screen = get_screen(workers)
+            ctx = screen.context_create(threaded=threaded)
+            xr = make_buffer(screen, ctx, x)
+            yr = make_buffer(screen, ctx, x[::-1].copy())
+            out = make_buffer(screen, ctx, np.zeros(256 * 300, U32))
+            out2 = make_buffer(screen, ctx, np.zeros(256 * 300, U32))
+            counter = make_buffer(screen, ctx, np.zeros(1, U32))
+            bind_program(ctx, SAXPY)
+            bind_buffers(ctx, yr, xr)
+            ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(700, 1, 1)))
+            bind_program(ctx, SHARED, req_local_mem=1024)
+            bind_buffers(ctx, out, out2)
+            ctx.launch_grid(pipe.GridInfo(block=(256, 1, 1), grid=(300, 1, 1)))
+            bind_program(ctx, ATOMIC)
+            bind_buffers(ctx, out2, counter)
+            ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1200, 1, 1)))
+            results.append(
+                b"".join(read_buffer(ctx, r).tobytes() for r in (yr, out, out2, counter))
+            )
+            ctx.destroy()
+    assert all(r == results[0] for r in results[1:])
+
+
+# ----------------------------------------------------------------------------
+# Errors: named arguments, and nothing lost
+# ----------------------------------------------------------------------------
+
+
+def test_program_errors(ctx):
+    with pytest.raises(PipeTypeError, match=r"state must be a pipe.ComputeState"):
+        ctx.create_compute_state("COMP\nEND\n")
+    with pytest.raises(PipeValueError, match=r"state.prog.*must be a COMP program"):
+        ctx.create_compute_state(pipe.ComputeState(prog="FRAG\n  0: END\n"))
+    with pytest.raises(PipeValueError, match=r"state.req_local_mem.*must be > 0"):
+        ctx.create_compute_state(pipe.ComputeState(prog=SHARED))
+    with pytest.raises(PipeValueError, match=r"state.req_local_mem"):
+        ctx.create_compute_state(pipe.ComputeState(prog=SHARED, req_local_mem=1 << 20))
+    with pytest.raises(UnsupportedError, match="GLOBAL memory"):
+        ctx.create_compute_state(pipe.ComputeState(prog="COMP\nDCL MEMORY[0]\n  0: END\n"))
+    with pytest.raises(PipeValueError, match="INSTANCEID"):
+        ctx.create_compute_state(pipe.ComputeState(prog="COMP\nDCL SV[0], INSTANCEID\n  0: END\n"))
+    writes_input = "COMP\nDCL MEMORY[0], INPUT\nIMM[0] UINT32 {0, 0, 0, 0}\n" + (
+        "  0: STORE MEMORY[0].x, IMM[0].xxxx, IMM[0].xxxx\n  1: END\n"
+    )
+    with pytest.raises(PipeValueError, match="read-only"):
+        ctx.create_compute_state(pipe.ComputeState(prog=writes_input, req_input_mem=4))
+    with pytest.raises(UnsupportedError, match="BUFFER registers in fragment shaders"):
+        ctx.create_fs_state(
+            pipe.ShaderState(tokens="FRAG\nDCL BUFFER[0]\nDCL OUT[0], COLOR\n  0: END\n")
+        )
+    with pytest.raises(PipeTypeError, match="cso must be a compute state"):
+        ctx.bind_compute_state(object())
+
+
+def test_launch_and_binding_errors(cctx):
+    screen, ctx = cctx
+    out = make_buffer(screen, ctx, np.zeros(64, U32))
+    counter = make_buffer(screen, ctx, np.zeros(1, U32))
+    with pytest.raises(PipeTypeError, match=r"info must be a pipe.GridInfo"):
+        ctx.launch_grid((1, 1, 1))
+    bad = [
+        (dict(block=(0, 1, 1)), r"info.block\[0\]"),
+        (dict(block=(64, 32, 1)), "info.block may hold at most 1024"),
+        (dict(block=(1, 1, 65)), r"info.block\[2\]"),
+        (dict(grid=(1, -1, 1)), r"info.grid\[1\]"),
+        (dict(grid=(70000, 1, 1)), r"info.grid\[0\]"),
+        (dict(work_dim=4), "info.work_dim"),
+        (dict(pc=3), "info.pc"),
+        (dict(indirect=out, indirect_offset=250), "info.indirect_offset"),
+        (dict(indirect=out, indirect_offset=2), "info.indirect_offset"),
+    ]
+    for fields, msg in bad:
+        with pytest.raises(PipeValueError, match=msg):
+            ctx.launch_grid(pipe.GridInfo(**fields))
+    with pytest.raises(PipeTypeError, match=r"info.indirect"):
+        ctx.launch_grid(pipe.GridInfo(indirect=np.zeros(3, U32)))
+    with pytest.raises(PipeValueError, match=r"buffers\[0\].buffer_offset.*multiple of 4"):
+        ctx.set_shader_buffers(pipe.ShaderType.COMPUTE, 0, [pipe.ShaderBuffer(out, 2, 4)])
+    with pytest.raises(PipeValueError, match=r"buffers\[1\] .*256 bytes"):
+        ctx.set_shader_buffers(pipe.ShaderType.COMPUTE, 0, [None, pipe.ShaderBuffer(out, 252, 8)])
+    with pytest.raises(PipeTypeError, match=r"buffers\[0\].buffer"):
+        ctx.set_shader_buffers(pipe.ShaderType.COMPUTE, 0, [pipe.ShaderBuffer(b"xx", 0, 2)])
+    with pytest.raises(PipeValueError, match="start"):
+        ctx.set_shader_buffers(pipe.ShaderType.COMPUTE, 40, [])
+    # state errors: raised by the call (direct) or at the next sync point (threaded)
+    state_errors = [
+        (lambda: None, "compute state must be bound"),
+        (lambda: bind_program(ctx, SAXPY), "CS_FIXED_BLOCK"),
+        (lambda: bind_program(ctx, BOUNDS, req_input_mem=8), "info.input"),
+    ]
+    for setup, msg in state_errors:
+        setup()
+        with pytest.raises(PipeValueError, match=msg):
+            ctx.launch_grid(pipe.GridInfo(block=(32, 1, 1), grid=(2, 1, 1)))
+            ctx.flush().wait(None)
+    # the context still works, and nothing bound before was lost
+    bind_program(ctx, ATOMIC)
+    bind_buffers(ctx, out, counter)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))
+    assert np.array_equal(read_buffer(ctx, out), np.arange(64, dtype=U32))
+
+
+def test_runtime_error_reported_at_sync_and_other_context_unharmed():
+    screen = get_screen(2)
+    bad_ctx = screen.context_create(threaded=True)
+    good_ctx = screen.context_create(threaded=True)
+    # reads MEMORY[1], which it never declared
+    prog = """COMP
+DCL BUFFER[0]
+DCL MEMORY[0], SHARED
+DCL TEMP[0]
+IMM[0] UINT32 {0, 0, 0, 0}
+  0: LOAD TEMP[0].x, MEMORY[1], IMM[0].xxxx
+  1: STORE BUFFER[0].x, IMM[0].xxxx, TEMP[0].xxxx
+  2: END
+"""
+    bind_program(bad_ctx, prog, req_local_mem=4)
+    out = make_buffer(screen, bad_ctx, np.full(1, 3, U32))
+    bind_buffers(bad_ctx, out)
+    good_out = make_buffer(screen, good_ctx, np.zeros(64, U32))
+    counter = make_buffer(screen, good_ctx, np.zeros(1, U32))
+    bind_program(good_ctx, ATOMIC)
+    bind_buffers(good_ctx, good_out, counter)
+    bad_ctx.launch_grid(pipe.GridInfo(block=(1, 1, 1), grid=(1, 1, 1)))
+    good_ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))
+    with pytest.raises(Exception, match=r"MEMORY\[1\]"):
+        bad_ctx.flush().wait(None)
+        bad_ctx.flush()
+    assert bad_ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
+    assert np.array_equal(read_buffer(good_ctx, good_out), np.arange(64, dtype=U32))
+    assert good_ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+    bad_ctx.destroy()
+    good_ctx.destroy()
+
+
+def test_caps():
+    screen = get_screen(2)
+    assert screen.get_param(pipe.Cap.COMPUTE) == 1
+    ir = pipe.ShaderIR.TGSI
+    assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_BLOCK_SIZE) == [1024, 1024, 64]
+    assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_GRID_SIZE) == [65535] * 3
+    assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_THREADS_PER_BLOCK) == 1024
+    assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_LOCAL_SIZE) == 32768
+    assert screen.get_compute_param(ir, pipe.ComputeCap.IMAGES_SUPPORTED) == 0
+    assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_COMPUTE_UNITS) == 2
+    cs, fs = pipe.ShaderType.COMPUTE, pipe.ShaderType.FRAGMENT
+    assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 32
+    assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 0
+    assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 0
+    buf, tex = pipe.TextureTarget.BUFFER, pipe.TextureTarget.TEXTURE_2D
+    assert screen.is_format_supported(pipe.Format.NONE, buf, 0, pipe.Bind.SHADER_BUFFER)
+    assert not screen.is_format_supported(
+        pipe.Format.R8G8B8A8_UNORM, tex, 0, pipe.Bind.SHADER_BUFFER
+    )
+    assert not screen.is_format_supported(
+        pipe.Format.R8G8B8A8_UNORM, tex, 0, pipe.Bind.SHADER_IMAGE
+    )
+
+
+def test_units_follow_the_grid_not_the_workers():
+    """A grid's kernel calls: whole blocks, at most COMPUTE_LANES lanes (one
+    block if bigger), one unit per call; buffer atomics: one unit."""
+    cso = compute.make_compute(pipe.ComputeState(prog=SAXPY))
+    job = compute.ComputeJob(cso, (64, 1, 1), (2049, 1, 1), {}, [], None, None)
+    assert (job.per_call, job.calls, job.unit_count()) == (1024, 3, 3)
+    job = compute.ComputeJob(cso, (1000, 1, 1), (5, 2, 1), {}, [], None, None)
+    assert (job.per_call, job.calls, job.unit_count()) == (65, 1, 1)
+    atomic = compute.make_compute(pipe.ComputeState(prog=ATOMIC))
+    assert atomic.buffer_atomics and not cso.buffer_atomics
+    job = compute.ComputeJob(atomic, (64, 1, 1), (2049, 1, 1), {}, [], None, None)
+    assert (job.calls, job.unit_count()) == (3, 1)

@@ -43,6 +43,24 @@ def _box(b):
     return pipe.Box(*b)
 
 
+# Stores into BUFFER[0] and reads INPUT and shared memory: what the compute fuzz binds.
+COMPUTE_PROG = """COMP
+DCL SV[0], THREAD_ID
+DCL BUFFER[0]
+DCL MEMORY[0], SHARED
+DCL MEMORY[1], INPUT
+DCL TEMP[0..1]
+IMM[0] UINT32 {4, 0, 0, 0}
+  0: UMUL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: LOAD TEMP[1].x, MEMORY[1], IMM[0].yyyy
+  2: STORE MEMORY[0].x, TEMP[0].xxxx, TEMP[1].xxxx
+  3: BARRIER
+  4: LOAD TEMP[1].x, MEMORY[0], TEMP[0].xxxx
+  5: STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[1].xxxx
+  6: END
+"""
+
+
 CALLS = {
     "set_blend_color": st.builds(pipe.BlendColor, color=junk).map(lambda c: ("set_blend_color", c)),
     "set_blend_color_junk": junk.map(lambda c: ("set_blend_color", c)),
@@ -204,6 +222,43 @@ CALLS = {
         st.sampled_from(["create_vs_state", "create_fs_state"]),
         st.one_of(junk, st.builds(pipe.ShaderState, tokens=junk)),
     ).map(lambda a: ("create_shader", *a)),
+    "compute_program": st.tuples(
+        st.sampled_from([COMPUTE_PROG, "COMP\n  0: END\n", "FRAG\n  0: END\n", "junk"]),
+        small,
+        small,
+        small,
+    ).map(lambda a: ("compute_program", *a)),
+    "set_shader_buffers": st.tuples(
+        small,
+        small,
+        st.one_of(
+            junk,
+            st.lists(
+                st.one_of(
+                    junk,
+                    st.builds(
+                        pipe.ShaderBuffer,
+                        buffer=st.one_of(junk, st.just("buf")),
+                        buffer_offset=small,
+                        buffer_size=small,
+                    ),
+                ),
+                max_size=3,
+            ),
+        ),
+    ).map(lambda a: ("set_shader_buffers", *a)),
+    # grids stay small: up to 4 x 4 x 4 blocks of up to 4 x 4 x 4 (or junk)
+    "launch_grid": st.builds(
+        pipe.GridInfo,
+        pc=st.one_of(st.just(0), small),
+        input=st.one_of(st.none(), junk),
+        work_dim=st.one_of(st.just(3), small),
+        block=st.one_of(junk, st.tuples(*[st.integers(-1, 4)] * 3)),
+        grid=st.one_of(junk, st.tuples(*[st.integers(-1, 4)] * 3)),
+        indirect=st.one_of(st.none(), st.none(), junk, st.just("args")),
+        indirect_offset=small,
+    ).map(lambda g: ("launch_grid", g)),
+    "launch_grid_junk": junk.map(lambda g: ("launch_grid", g)),
     "bind_junk": st.tuples(
         st.sampled_from(
             [
@@ -213,6 +268,7 @@ CALLS = {
                 "bind_vs_state",
                 "bind_fs_state",
                 "bind_vertex_elements_state",
+                "bind_compute_state",
             ]
         ),
         junk,
@@ -264,6 +320,27 @@ def _call(ctx, env, name, *args):
     elif name == "create_sampler_view":
         view = ctx.create_sampler_view(env["rt"], args[0])
         ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
+    elif name == "compute_program":
+        prog, local, private, inp = args
+        state = pipe.ComputeState(
+            prog=prog, req_local_mem=local, req_private_mem=private, req_input_mem=inp
+        )
+        ctx.bind_compute_state(ctx.create_compute_state(state))
+    elif name == "set_shader_buffers":
+        shader, start, buffers = args
+        if isinstance(buffers, list):
+            buffers = [
+                pipe.ShaderBuffer(env["buf"], b.buffer_offset, b.buffer_size)
+                if isinstance(b, pipe.ShaderBuffer) and isinstance(b.buffer, str)
+                else b
+                for b in buffers
+            ]
+        ctx.set_shader_buffers(shader, start, buffers)
+    elif name == "launch_grid":
+        info = args[0]
+        if isinstance(info, pipe.GridInfo) and isinstance(info.indirect, str):
+            info.indirect = env["args"]
+        ctx.launch_grid(info)
     elif name == "create_surface":
         ctx.create_surface(env["rt"], args[0])
     elif name == "query":
@@ -320,8 +397,18 @@ def fuzz_env(request):
             bind=pipe.Bind.VERTEX_BUFFER,
         )
     )
+    args = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER,
+            format=pipe.Format.NONE,
+            width0=16,
+            bind=pipe.Bind.COMMAND_ARGS_BUFFER,
+        )
+    )
+    ctx.buffer_subdata(args, pipe.Transfer.WRITE, 0, np.array([2, 1, 3, 1], np.uint32))
     env = FuzzEnv(
         {
+            "args": args,
             "surf": ctx.create_surface(rt, pipe.SurfaceTemplate(format=rt.format)),
             "rt": rt,
             "buf": buf,

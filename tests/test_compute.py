@@ -290,6 +290,68 @@ def test_buffer_range_offsets(cctx):
     assert got.tolist() == [0, 1, 2, 111, 4, 5, 6, 7, 16, 0, 3, 0, 0, 0, 0, 0]
 
 
+# Each invocation fills its 16 bytes of PRIVATE memory with 10 * tid + (0, 1,
+# 2, 3), reads them back, and reads offset 16 (past its region: 0, never the
+# next invocation's), to out[5 * tid ..].
+PRIVATE = """COMP
+DCL SV[0], THREAD_ID
+DCL BUFFER[0]
+DCL MEMORY[0], PRIVATE
+DCL TEMP[0..2]
+IMM[0] UINT32 {10, 16, 1, 2}
+IMM[1] UINT32 {0, 3, 20, 0}
+  0: UMUL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: UADD TEMP[0].y, TEMP[0].xxxx, IMM[0].zzzz
+  2: UADD TEMP[0].z, TEMP[0].xxxx, IMM[0].wwww
+  3: UADD TEMP[0].w, TEMP[0].xxxx, IMM[1].yyyy
+  4: STORE MEMORY[0].xyzw, IMM[1].xxxx, TEMP[0]
+  5: LOAD TEMP[1], MEMORY[0], IMM[1].xxxx
+  6: LOAD TEMP[2].x, MEMORY[0], IMM[0].yyyy
+  7: UMUL TEMP[2].y, SV[0].xxxx, IMM[1].zzzz
+  8: STORE BUFFER[0].xyzw, TEMP[2].yyyy, TEMP[1]
+  9: UADD TEMP[2].y, TEMP[2].yyyy, IMM[0].yyyy
+ 10: STORE BUFFER[0].x, TEMP[2].yyyy, TEMP[2].xxxx
+ 11: END
+"""
+
+
+def test_private_memory_per_invocation(cctx):
+    screen, ctx = cctx
+    out = make_buffer(screen, ctx, np.full(5 * 64, 9, U32))
+    bind_program(ctx, PRIVATE, req_private_mem=16)
+    bind_buffers(ctx, out)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))
+    t = np.arange(64)[:, None]
+    expect = np.concatenate([10 * t + np.arange(4)[None, :], np.zeros((64, 1), int)], 1)
+    assert np.array_equal(read_buffer(ctx, out).reshape(64, 5), expect)
+
+
+def test_threaded_write_map_waits_for_a_queued_grid():
+    """Bytes a bound shader buffer may receive count as written: a write-only
+    map of them waits for the queued grid instead of writing under it."""
+    screen = get_screen(2)
+    ctx = screen.context_create(threaded=True)
+    res = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER,
+            format=pipe.Format.NONE,
+            width0=64 * 4,
+            bind=pipe.Bind.SHADER_BUFFER,
+        )
+    )
+    counter = make_buffer(screen, ctx, np.zeros(1, U32))
+    bind_program(ctx, ATOMIC)
+    bind_buffers(ctx, res, counter)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))  # still in the batch
+    data, xfer = ctx.transfer_map(res, 0, pipe.Transfer.WRITE, pipe.Box(0, 0, 0, 8, 1, 1))
+    data[:] = 0xEE
+    ctx.transfer_unmap(xfer)
+    got = read_buffer(ctx, res)
+    assert got[:2].tolist() == [0xEEEEEEEE] * 2
+    assert np.array_equal(got[2:], np.arange(2, 64, dtype=U32))
+    ctx.destroy()
+
+
 def test_indirect_grid_and_empty_grid(cctx):
     screen, ctx = cctx
     n = 64 * 10

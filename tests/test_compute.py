@@ -156,7 +156,7 @@ def saxpy_expected(x, y):
 def test_saxpy_words(cctx):
     screen, ctx = cctx
     rng = np.random.default_rng(5)
-    n = 64 * 1500  # 96,000 invocations: two kernel calls
+    n = compute.COMPUTE_LANES + 64 * 500  # two kernel calls
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     x[:4] = [np.inf, -0.0, np.nan, 1e-45]
@@ -191,7 +191,7 @@ def test_system_values_every_invocation(cctx):
 
 def test_shared_memory_per_block(cctx):
     screen, ctx = cctx
-    nblocks = 300  # 76,800 invocations: blocks in two kernel calls
+    nblocks = compute.COMPUTE_LANES // 256 + 44  # blocks in two kernel calls
     out = make_buffer(screen, ctx, np.full(256 * nblocks, 7, U32))
     out2 = make_buffer(screen, ctx, np.full(256 * nblocks, 7, U32))
     bind_program(ctx, SHARED, req_local_mem=1024)
@@ -205,7 +205,7 @@ def test_shared_memory_per_block(cctx):
 
 def test_atomics_in_lane_order(cctx):
     screen, ctx = cctx
-    n = 64 * 2000  # two kernel calls, one worker, in block order
+    n = compute.COMPUTE_LANES + 64 * 300  # two kernel calls, one worker, in block order
     out = make_buffer(screen, ctx, np.zeros(n, U32))
     counter = make_buffer(screen, ctx, np.array([5, 9], U32))
     bind_program(ctx, ATOMIC)
@@ -415,7 +415,9 @@ def test_same_words_any_worker_count_or_context():
     """Shared memory, stores and atomics: bit-identical across 0/1/2 workers,
     direct and threaded."""
     rng = np.random.default_rng(9)
-    x = rng.standard_normal(64 * 700).astype(np.float32)
+    lanes = compute.COMPUTE_LANES
+    nx, nb, na = lanes // 64 + 60, lanes // 256 + 40, lanes // 64 + 100  # two calls each
+    x = rng.standard_normal(64 * nx).astype(np.float32)
     results = []
     for workers in (0, 1, 2):
         for threaded in (False, True):
@@ -423,18 +425,18 @@ def test_same_words_any_worker_count_or_context():
             ctx = screen.context_create(threaded=threaded)
             xr = make_buffer(screen, ctx, x)
             yr = make_buffer(screen, ctx, x[::-1].copy())
-            out = make_buffer(screen, ctx, np.zeros(256 * 300, U32))
-            out2 = make_buffer(screen, ctx, np.zeros(256 * 300, U32))
+            out = make_buffer(screen, ctx, np.zeros(256 * nb, U32))
+            out2 = make_buffer(screen, ctx, np.zeros(max(256 * nb, 64 * na), U32))
             counter = make_buffer(screen, ctx, np.zeros(1, U32))
             bind_program(ctx, SAXPY)
             bind_buffers(ctx, yr, xr)
-            ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(700, 1, 1)))
+            ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(nx, 1, 1)))
             bind_program(ctx, SHARED, req_local_mem=1024)
             bind_buffers(ctx, out, out2)
-            ctx.launch_grid(pipe.GridInfo(block=(256, 1, 1), grid=(300, 1, 1)))
+            ctx.launch_grid(pipe.GridInfo(block=(256, 1, 1), grid=(nb, 1, 1)))
             bind_program(ctx, ATOMIC)
             bind_buffers(ctx, out2, counter)
-            ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1200, 1, 1)))
+            ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(na, 1, 1)))
             results.append(
                 b"".join(read_buffer(ctx, r).tobytes() for r in (yr, out, out2, counter))
             )
@@ -579,14 +581,15 @@ def test_caps():
 
 
 def test_units_follow_the_grid_not_the_workers():
-    """A grid's kernel calls: whole blocks, at most COMPUTE_LANES lanes (one
-    block if bigger), one unit per call; buffer atomics: one unit."""
+    """A grid's kernel calls: whole blocks, at most COMPUTE_LANES lanes, one
+    unit per call; buffer atomics: one unit for all the calls."""
     cso = compute.make_compute(pipe.ComputeState(prog=SAXPY))
-    job = compute.ComputeJob(cso, (64, 1, 1), (2049, 1, 1), {}, [], None, None)
-    assert (job.per_call, job.calls, job.unit_count()) == (1024, 3, 3)
+    per = compute.COMPUTE_LANES // 64
+    job = compute.ComputeJob(cso, (64, 1, 1), (2 * per + 1, 1, 1), {}, [], None, None)
+    assert (job.per_call, job.calls, job.unit_count()) == (per, 3, 3)
     job = compute.ComputeJob(cso, (1000, 1, 1), (5, 2, 1), {}, [], None, None)
-    assert (job.per_call, job.calls, job.unit_count()) == (65, 1, 1)
+    assert (job.per_call, job.calls, job.unit_count()) == (compute.COMPUTE_LANES // 1000, 1, 1)
     atomic = compute.make_compute(pipe.ComputeState(prog=ATOMIC))
     assert atomic.buffer_atomics and not cso.buffer_atomics
-    job = compute.ComputeJob(atomic, (64, 1, 1), (2049, 1, 1), {}, [], None, None)
+    job = compute.ComputeJob(atomic, (64, 1, 1), (2 * per + 1, 1, 1), {}, [], None, None)
     assert (job.calls, job.unit_count()) == (3, 1)

@@ -61,7 +61,7 @@ from ..tgsi.runtime import ShaderRuntimeError
 
 U32 = np.uint32
 
-COMPUTE_LANES = 1 << 16  # invocations per kernel call (whole blocks; at least one)
+COMPUTE_LANES = 1 << 17  # invocations per kernel call (whole blocks; at least one)
 MAX_GRID_SIZE = (65535, 65535, 65535)
 MAX_BLOCK_SIZE = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
@@ -404,6 +404,24 @@ class ComputeMemory:
 # ----------------------------------------------------------------------------
 
 
+class _Channels:
+    """A system value's four channels, x/y/z made on first read (a program
+    mostly reads one or two of them); w is 0."""
+
+    __slots__ = ("_done", "_make")
+
+    def __init__(self, make: Any) -> None:
+        self._make = make
+        self._done: dict[int, Any] = {}
+
+    def __getitem__(self, c: int) -> Any:
+        if c == 3:
+            return U32(0)
+        if c not in self._done:
+            self._done[c] = self._make(c)
+        return self._done[c]
+
+
 class ComputeJob:
     """One grid as a worker-pool job: each unit is one kernel call of whole blocks
     (all of them on one unit when the program has buffer atomics)."""
@@ -460,10 +478,11 @@ class ComputeJob:
         n = nb * threads
         gx, gy, _ = self.grid
         ids = np.arange(b0, b1, dtype=np.int64)
-        bid = [ids % gx, (ids // gx) % gy, ids // (gx * gy)]
+        tid = self._tid
+        bid = (ids % gx, (ids // gx) % gy, ids // (gx * gy))
         svs = {
-            "THREAD_ID": [np.tile(c, nb) for c in self._tid] + [U32(0)],
-            "BLOCK_ID": [np.repeat(c.astype(U32), threads) for c in bid] + [U32(0)],
+            "THREAD_ID": _Channels(lambda c: np.tile(tid[c], nb)),
+            "BLOCK_ID": _Channels(lambda c: np.repeat(bid[c].astype(U32), threads)),
             "BLOCK_SIZE": [U32(v) for v in self.block] + [U32(0)],
             "GRID_SIZE": [U32(v) for v in self.grid] + [U32(0)],
         }

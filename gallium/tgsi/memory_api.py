@@ -207,22 +207,34 @@ def load_words(
     nwords = max(writemask.bit_length(), 1)
     if size is None:
         size = buf.size
-    ok = mask & (size >= 4 * nwords) & (off <= size - 4 * nwords)
-    safe = np.where(ok, off, 0)
+    limit = size - 4 * nwords
+    if limit < 0:
+        return [np.zeros(n, U32) for _ in range(4)]
+    ok = mask & (off <= limit)
+    full = bool(ok.all())
+    if not full and not ok.any():
+        return [np.zeros(n, U32) for _ in range(4)]
+    # every index below is in range: ok lanes by the test, the others read offset 0
+    safe = off if full else np.where(ok, off, 0)
     if base is not None:
         safe = safe + base
-    out = [np.zeros(n, U32) for _ in range(4)]
-    if not ok.any():
-        return out
     if not (safe & 3).any():  # word-aligned: gather words, not bytes
-        widx = (safe >> 2)[:, None] + np.arange(nwords)[None, :]
+        w = safe >> 2
         words = _word_view(buf)
-        raw = words[np.minimum(widx, max(words.size - 1, 0))] if words.size else widx * 0
+        if nwords == 1 and full:  # the common scalar LOAD: one gather
+            return [words[w].astype(U32, copy=False)] + [np.zeros(n, U32) for _ in range(3)]
+        raw = words[w][:, None] if nwords == 1 else words[w[:, None] + np.arange(nwords)]
     else:
         idx = safe[:, None] + np.arange(4 * nwords)[None, :]
-        raw = np.ascontiguousarray(buf[np.minimum(idx, buf.size - 1)]).view("<u4")
-    for c in range(nwords):
-        out[c] = np.where(ok, raw[:, c], U32(0)).astype(U32)
+        raw = np.ascontiguousarray(buf[idx]).view("<u4")
+    out = []
+    for c in range(4):
+        if c >= nwords:
+            out.append(np.zeros(n, U32))
+        elif full:
+            out.append(np.ascontiguousarray(raw[:, c], U32))
+        else:
+            out.append(np.where(ok, raw[:, c], U32(0)).astype(U32))
     return out
 
 
@@ -274,20 +286,23 @@ def _store_aligned(buf, off, at, mask, writemask: int, values: list, size: int) 
     chans = [c for c in range(4) if writemask >> c & 1]
     if not chans:
         return True
-    lanes = np.flatnonzero(mask)
-    if lanes.size == 0:
-        return True
+    every = bool(mask.all())
+    lanes = slice(None) if every else np.flatnonzero(mask)
     a = at[lanes]
-    o = off[lanes]
+    if a.size == 0:
+        return True
     top = 4 * chans[-1] + 4
-    if int(o.max()) > size - top or (a & 3).any():
+    if int(off[lanes].max()) > size - top or (a & 3).any():
         return False
-    widx = (a >> 2)[:, None] + np.asarray(chans)[None, :]
-    flat = widx.reshape(-1)
+    w = a >> 2
+    if len(chans) == 1:
+        flat = w + chans[0] if chans[0] else w
+    else:
+        flat = (w[:, None] + np.asarray(chans)[None, :]).reshape(-1)
     if flat.size > 1 and not (flat[1:] > flat[:-1]).all():
         return False
-    vals = np.stack([np.broadcast_to(_u32(values[c]), (off.size,))[lanes] for c in chans], 1)
-    _word_view(buf)[flat] = vals.reshape(-1)
+    cols = [np.broadcast_to(_u32(values[c]), (off.size,))[lanes] for c in chans]
+    _word_view(buf)[flat] = cols[0] if len(cols) == 1 else np.stack(cols, 1).reshape(-1)
     return True
 
 

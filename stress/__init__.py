@@ -17,6 +17,7 @@ Suites (see each module's docstring):
 * ``error_isolation``    -- one context's errors stay its own, reported once
 * ``ring_pressure``      -- a flooded ring and no-stall buffer paths equal a direct run
 * ``query_storm``        -- occlusion counts equal independently counted pixels
+* ``compute_mix``        -- compute grids on several contexts next to rendering, word-exact
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ SUITES = (
     "error_isolation",
     "ring_pressure",
     "query_storm",
+    "compute_mix",
 )
 
 

@@ -164,8 +164,6 @@ class NumpipeScene:
 
     def _setup_compute(self) -> None:
         ctx = self.ctx
-        # create the program first: while compute is missing this is what raises
-        # UnsupportedError (the buffer binding below would fail with a bind error)
         cs = ctx.create_compute_state(pipe.ComputeState(prog=shader_source("saxpy", "cs")))
         ctx.bind_compute_state(cs)
         x = self._buffer(self.data.buffers["x"], pipe.Bind.SHADER_BUFFER)

@@ -79,9 +79,9 @@ IMM[0] UINT32 {4, 15, 1, 32}
   7: END
 """
 
-# Up to 160k (mirror) and 384k (histogram) invocations: several kernel calls
-# (compute.COMPUTE_LANES is 128k), shared by the workers or, with atomics, not.
-MAX_MIRROR_BLOCKS = 2500  # of 64 invocations
+# Up to 384k invocations: several kernel calls (both programs are short:
+# compute.COMPUTE_LANES_SHORT = 256k), shared by the workers or, with atomics, not.
+MAX_MIRROR_BLOCKS = 6000  # of 64 invocations
 MAX_HISTOGRAM_BLOCKS = 12000  # of 32 invocations
 
 

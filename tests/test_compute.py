@@ -106,6 +106,11 @@ IMM[0] UINT32 {64, 4, 1, 0}
 """
 
 
+def lanes_of(prog, **req):
+    """Invocations per kernel call of ``prog`` (tests size grids to need two calls)."""
+    return compute.make_compute(pipe.ComputeState(prog=prog, **req)).lanes
+
+
 def make_buffer(screen, ctx, data, bind=pipe.Bind.SHADER_BUFFER):
     data = np.ascontiguousarray(data)
     res = screen.resource_create(
@@ -156,7 +161,7 @@ def saxpy_expected(x, y):
 def test_saxpy_words(cctx):
     screen, ctx = cctx
     rng = np.random.default_rng(5)
-    n = compute.COMPUTE_LANES + 64 * 500  # two kernel calls
+    n = lanes_of(SAXPY) + 64 * 500  # two kernel calls
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     x[:4] = [np.inf, -0.0, np.nan, 1e-45]
@@ -191,7 +196,7 @@ def test_system_values_every_invocation(cctx):
 
 def test_shared_memory_per_block(cctx):
     screen, ctx = cctx
-    nblocks = compute.COMPUTE_LANES // 256 + 44  # blocks in two kernel calls
+    nblocks = lanes_of(SHARED, req_local_mem=1024) // 256 + 44  # blocks in two kernel calls
     out = make_buffer(screen, ctx, np.full(256 * nblocks, 7, U32))
     out2 = make_buffer(screen, ctx, np.full(256 * nblocks, 7, U32))
     bind_program(ctx, SHARED, req_local_mem=1024)
@@ -205,7 +210,7 @@ def test_shared_memory_per_block(cctx):
 
 def test_atomics_in_lane_order(cctx):
     screen, ctx = cctx
-    n = compute.COMPUTE_LANES + 64 * 300  # two kernel calls, one worker, in block order
+    n = lanes_of(ATOMIC) + 64 * 300  # two kernel calls, one worker, in block order
     out = make_buffer(screen, ctx, np.zeros(n, U32))
     counter = make_buffer(screen, ctx, np.array([5, 9], U32))
     bind_program(ctx, ATOMIC)
@@ -352,6 +357,37 @@ def test_threaded_write_map_waits_for_a_queued_grid():
     ctx.destroy()
 
 
+# Odd invocations store their id (and the word they load first, read under
+# the same mask) to out[tid]; even ones skip the IF: their words stay 7.
+DIVERGENT = """COMP
+DCL SV[0], THREAD_ID
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL TEMP[0..2]
+IMM[0] UINT32 {1, 4, 0, 0}
+  0: AND TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: UMUL TEMP[1].x, SV[0].xxxx, IMM[0].yyyy
+  2: UIF TEMP[0].xxxx :0
+  3:   LOAD TEMP[2].x, BUFFER[0], TEMP[1].xxxx
+  4:   STORE BUFFER[1].x, TEMP[1].xxxx, TEMP[2].xxxx
+  5:   STORE BUFFER[0].x, TEMP[1].xxxx, SV[0].xxxx
+  6: ENDIF
+  7: END
+"""
+
+
+def test_stores_under_divergent_control_flow(cctx):
+    screen, ctx = cctx
+    out = make_buffer(screen, ctx, np.full(256, 7, U32))
+    seen = make_buffer(screen, ctx, np.full(256, 5, U32))
+    bind_program(ctx, DIVERGENT)
+    bind_buffers(ctx, out, seen)
+    ctx.launch_grid(pipe.GridInfo(block=(256, 1, 1), grid=(1, 1, 1)))
+    t = np.arange(256, dtype=U32)
+    assert np.array_equal(read_buffer(ctx, out), np.where(t & 1, t, 7))
+    assert np.array_equal(read_buffer(ctx, seen), np.where(t & 1, 7, 5))
+
+
 def test_indirect_grid_and_empty_grid(cctx):
     screen, ctx = cctx
     n = 64 * 10
@@ -415,8 +451,9 @@ def test_same_words_any_worker_count_or_context():
     """Shared memory, stores and atomics: bit-identical across 0/1/2 workers,
     direct and threaded."""
     rng = np.random.default_rng(9)
-    lanes = compute.COMPUTE_LANES
-    nx, nb, na = lanes // 64 + 60, lanes // 256 + 40, lanes // 64 + 100  # two calls each
+    nx = lanes_of(SAXPY) // 64 + 60  # two kernel calls each
+    nb = lanes_of(SHARED, req_local_mem=1024) // 256 + 40
+    na = lanes_of(ATOMIC) // 64 + 100
     x = rng.standard_normal(64 * nx).astype(np.float32)
     results = []
     for workers in (0, 1, 2):
@@ -581,14 +618,18 @@ def test_caps():
 
 
 def test_units_follow_the_grid_not_the_workers():
-    """A grid's kernel calls: whole blocks, at most COMPUTE_LANES lanes, one
-    unit per call; buffer atomics: one unit for all the calls."""
+    """A grid's kernel calls: whole blocks, at most the program's lanes per
+    call (more for short programs), one unit per call; buffer atomics: one
+    unit for all the calls."""
     cso = compute.make_compute(pipe.ComputeState(prog=SAXPY))
-    per = compute.COMPUTE_LANES // 64
+    assert cso.lanes == compute.COMPUTE_LANES_SHORT  # 8 instructions
+    long = compute.make_compute(pipe.ComputeState(prog=BOUNDS, req_input_mem=8))
+    assert long.lanes == compute.COMPUTE_LANES  # 17 instructions
+    per = cso.lanes // 64
     job = compute.ComputeJob(cso, (64, 1, 1), (2 * per + 1, 1, 1), {}, [], None, None)
     assert (job.per_call, job.calls, job.unit_count()) == (per, 3, 3)
     job = compute.ComputeJob(cso, (1000, 1, 1), (5, 2, 1), {}, [], None, None)
-    assert (job.per_call, job.calls, job.unit_count()) == (compute.COMPUTE_LANES // 1000, 1, 1)
+    assert (job.per_call, job.calls, job.unit_count()) == (cso.lanes // 1000, 1, 1)
     atomic = compute.make_compute(pipe.ComputeState(prog=ATOMIC))
     assert atomic.buffer_atomics and not cso.buffer_atomics
     job = compute.ComputeJob(atomic, (64, 1, 1), (2 * per + 1, 1, 1), {}, [], None, None)

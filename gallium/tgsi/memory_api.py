@@ -220,7 +220,7 @@ def load_words(
         safe = safe + base
     if not (safe & 3).any():  # word-aligned: gather words, not bytes
         w = safe >> 2
-        words = _word_view(buf)
+        words = word_view(buf)
         if nwords == 1 and full:  # the common scalar LOAD: one gather
             return [words[w].astype(U32, copy=False)] + [np.zeros(n, U32) for _ in range(3)]
         raw = words[w][:, None] if nwords == 1 else words[w[:, None] + np.arange(nwords)]
@@ -255,7 +255,7 @@ def store_words(buf, off, mask, writemask: int, values: list, base=None, size=No
         lanes_c = np.nonzero(fits)[0]
         if lanes_c.size == 0:
             continue
-        word = np.broadcast_to(_u32(values[c]), (n,))
+        word = np.broadcast_to(to_words(values[c]), (n,))
         b = np.ascontiguousarray(word[lanes_c].astype("<u4")).view(np.uint8).reshape(-1, 4)
         pos = at[lanes_c][:, None] + 4 * c + np.arange(4)[None, :]
         pos_list.append((lanes_c, pos, b))
@@ -273,7 +273,7 @@ def store_words(buf, off, mask, writemask: int, values: list, base=None, size=No
     buf[pos_all[keep]] = byte_all[keep]
 
 
-def _word_view(buf: np.ndarray) -> np.ndarray:
+def word_view(buf: np.ndarray) -> np.ndarray:
     """``buf`` (1-D uint8) as little-endian words, its tail bytes left out."""
     return buf[: buf.size - buf.size % 4].view("<u4")
 
@@ -301,8 +301,8 @@ def _store_aligned(buf, off, at, mask, writemask: int, values: list, size: int) 
         flat = (w[:, None] + np.asarray(chans)[None, :]).reshape(-1)
     if flat.size > 1 and not (flat[1:] > flat[:-1]).all():
         return False
-    cols = [np.broadcast_to(_u32(values[c]), (off.size,))[lanes] for c in chans]
-    _word_view(buf)[flat] = cols[0] if len(cols) == 1 else np.stack(cols, 1).reshape(-1)
+    cols = [np.broadcast_to(to_words(values[c]), (off.size,))[lanes] for c in chans]
+    word_view(buf)[flat] = cols[0] if len(cols) == 1 else np.stack(cols, 1).reshape(-1)
     return True
 
 
@@ -379,8 +379,8 @@ def atomic_words(
     lanes = np.nonzero(ok)[0]
     if lanes.size == 0:
         return old_out
-    vals = np.broadcast_to(_u32(req.values[0] if req.values else 0), (n,))[lanes]
-    cmps = np.broadcast_to(_u32(req.compare if req.compare is not None else 0), (n,))[lanes]
+    vals = np.broadcast_to(to_words(req.values[0] if req.values else 0), (n,))[lanes]
+    cmps = np.broadcast_to(to_words(req.compare if req.compare is not None else 0), (n,))[lanes]
     addr = off[lanes] if base is None else off[lanes] + base[lanes]
     order = np.argsort(addr, kind="stable")  # groups by address, lane order inside
     addr_s, vals_s, cmps_s = addr[order], vals[order], cmps[order]
@@ -420,7 +420,8 @@ def atomic_words(
     return old_out
 
 
-def _u32(x: Any) -> np.ndarray:
+def to_words(x: Any) -> np.ndarray:
+    """A store or atomic operand as uint32 words (32-bit values by their bits)."""
     a = np.asarray(x)
     if a.dtype in (np.float32, np.int32, np.uint32):
         return a.view(U32)
@@ -474,15 +475,15 @@ def _image_op(img: ReferenceImage, req: MemoryRequest, mask: np.ndarray) -> list
         sel = np.nonzero(ok)[0]
         for c in range(min(nch, 4)):
             if req.writemask >> c & 1 and req.values is not None:
-                v = np.broadcast_to(_u32(req.values[c]), (n,))
+                v = np.broadcast_to(to_words(req.values[c]), (n,))
                 # Assign lane by lane in order so the highest lane wins.
                 for lane in sel:
                     words[zs[lane], ys[lane], xs[lane], c] = v[lane]
         return None
     if req.op == "atomic":
         op = req.atomic or ""
-        v = np.broadcast_to(_u32(req.values[0] if req.values else 0), (n,))
-        cmp = np.broadcast_to(_u32(req.compare if req.compare is not None else 0), (n,))
+        v = np.broadcast_to(to_words(req.values[0] if req.values else 0), (n,))
+        cmp = np.broadcast_to(to_words(req.compare if req.compare is not None else 0), (n,))
         old = np.zeros(n, U32)
         for lane in np.nonzero(ok)[0]:
             cur = np.array([words[zs[lane], ys[lane], xs[lane], 0]], U32)

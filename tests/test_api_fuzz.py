@@ -59,6 +59,17 @@ IMM[0] UINT32 {4, 0, 0, 0}
   5: STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[1].xxxx
   6: END
 """
+# Loads and stores IMAGE[0] (whatever the fuzz bound there) and adds to it.
+IMAGE_PROG = """COMP
+DCL SV[0], THREAD_ID
+DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR
+DCL TEMP[0..1]
+IMM[0] UINT32 {1, 0, 0, 0}
+  0: LOAD TEMP[1], IMAGE[0], SV[0], 2D, PIPE_FORMAT_R32_UINT
+  1: STORE IMAGE[0], SV[0].yxzw, TEMP[1], 2D, PIPE_FORMAT_R32_UINT
+  2: ATOMUADD TEMP[0].x, IMAGE[0], SV[0], IMM[0].xxxx, 2D, PIPE_FORMAT_R32_UINT
+  3: END
+"""
 
 
 CALLS = {
@@ -223,7 +234,7 @@ CALLS = {
         st.one_of(junk, st.builds(pipe.ShaderState, tokens=junk)),
     ).map(lambda a: ("create_shader", *a)),
     "compute_program": st.tuples(
-        st.sampled_from([COMPUTE_PROG, "COMP\n  0: END\n", "FRAG\n  0: END\n", "junk"]),
+        st.sampled_from([COMPUTE_PROG, IMAGE_PROG, "COMP\n  0: END\n", "FRAG\n  0: END\n", "junk"]),
         small,
         small,
         small,
@@ -247,6 +258,30 @@ CALLS = {
             ),
         ),
     ).map(lambda a: ("set_shader_buffers", *a)),
+    "set_shader_images": st.tuples(
+        small,
+        small,
+        st.one_of(
+            junk,
+            st.lists(
+                st.one_of(
+                    junk,
+                    st.builds(
+                        pipe.ImageView,
+                        resource=st.one_of(junk, st.sampled_from(["buf", "rt"])),
+                        format=st.one_of(small, st.sampled_from(list(pipe.Format))),
+                        access=small,
+                        level=small,
+                        first_layer=small,
+                        last_layer=small,
+                        buf_offset=small,
+                        buf_size=small,
+                    ),
+                ),
+                max_size=3,
+            ),
+        ),
+    ).map(lambda a: ("set_shader_images", *a)),
     # grids stay small: up to 4 x 4 x 4 blocks of up to 4 x 4 x 4 (or junk)
     "launch_grid": st.builds(
         pipe.GridInfo,
@@ -336,6 +371,13 @@ def _call(ctx, env, name, *args):
                 for b in buffers
             ]
         ctx.set_shader_buffers(shader, start, buffers)
+    elif name == "set_shader_images":
+        shader, start, images = args
+        if isinstance(images, list):
+            for v in images:
+                if isinstance(v, pipe.ImageView) and isinstance(v.resource, str):
+                    v.resource = env[v.resource]
+        ctx.set_shader_images(shader, start, images)
     elif name == "launch_grid":
         info = args[0]
         if isinstance(info, pipe.GridInfo) and isinstance(info.indirect, str):

@@ -601,19 +601,21 @@ def test_caps():
     assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_GRID_SIZE) == [65535] * 3
     assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_THREADS_PER_BLOCK) == 1024
     assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_LOCAL_SIZE) == 32768
-    assert screen.get_compute_param(ir, pipe.ComputeCap.IMAGES_SUPPORTED) == 0
+    assert screen.get_compute_param(ir, pipe.ComputeCap.IMAGES_SUPPORTED) == 1
     assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_COMPUTE_UNITS) == 2
     cs, fs = pipe.ShaderType.COMPUTE, pipe.ShaderType.FRAGMENT
     assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 32
     assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 0
-    assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 0
+    assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 32
+    assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 0
     buf, tex = pipe.TextureTarget.BUFFER, pipe.TextureTarget.TEXTURE_2D
     assert screen.is_format_supported(pipe.Format.NONE, buf, 0, pipe.Bind.SHADER_BUFFER)
     assert not screen.is_format_supported(
         pipe.Format.R8G8B8A8_UNORM, tex, 0, pipe.Bind.SHADER_BUFFER
     )
+    assert screen.is_format_supported(pipe.Format.R8G8B8A8_UNORM, tex, 0, pipe.Bind.SHADER_IMAGE)
     assert not screen.is_format_supported(
-        pipe.Format.R8G8B8A8_UNORM, tex, 0, pipe.Bind.SHADER_IMAGE
+        pipe.Format.Z24_UNORM_S8_UINT, tex, 0, pipe.Bind.SHADER_IMAGE
     )
 
 
@@ -631,6 +633,180 @@ def test_units_follow_the_grid_not_the_workers():
     job = compute.ComputeJob(cso, (1000, 1, 1), (5, 2, 1), {}, [], None, None)
     assert (job.per_call, job.calls, job.unit_count()) == (cso.lanes // 1000, 1, 1)
     atomic = compute.make_compute(pipe.ComputeState(prog=ATOMIC))
-    assert atomic.buffer_atomics and not cso.buffer_atomics
+    assert atomic.global_atomics and not cso.global_atomics
     job = compute.ComputeJob(atomic, (64, 1, 1), (2 * per + 1, 1, 1), {}, [], None, None)
     assert (job.calls, job.unit_count()) == (3, 1)
+
+
+# ----------------------------------------------------------------------------
+# Images
+# ----------------------------------------------------------------------------
+
+# Blocks of 8x8 over a 16x8 image (and beyond, with a bigger grid): each
+# invocation loads its RGBA8 texel of IMAGE[0] (floats c / 255), stores them
+# to IMAGE[1] (RGBA32F) and back to IMAGE[2] (RGBA8: the same bytes), and
+# writes .yw only of (1.0, 0.5, 1.0, 0.25) to IMAGE[3] (RGBA8: x, z kept).
+IMAGE_COPY = """COMP
+DCL SV[0], THREAD_ID
+DCL SV[1], BLOCK_ID
+DCL IMAGE[0], 2D, PIPE_FORMAT_R8G8B8A8_UNORM
+DCL IMAGE[1], 2D, PIPE_FORMAT_R32G32B32A32_FLOAT, WR
+DCL IMAGE[2], 2D, PIPE_FORMAT_R8G8B8A8_UNORM, WR
+DCL IMAGE[3], 2D, PIPE_FORMAT_R8G8B8A8_UNORM, WR
+DCL TEMP[0..1]
+IMM[0] UINT32 {8, 0, 0, 0}
+IMM[1] FLT32 {1.0, 0.5, 1.0, 0.25}
+  0: UMAD TEMP[0].x, SV[1].xxxx, IMM[0].xxxx, SV[0].xxxx
+  1: UMAD TEMP[0].y, SV[1].yyyy, IMM[0].xxxx, SV[0].yyyy
+  2: LOAD TEMP[1], IMAGE[0], TEMP[0], 2D, PIPE_FORMAT_R8G8B8A8_UNORM
+  3: STORE IMAGE[1], TEMP[0], TEMP[1], 2D, PIPE_FORMAT_R32G32B32A32_FLOAT
+  4: STORE IMAGE[2], TEMP[0], TEMP[1], 2D, PIPE_FORMAT_R8G8B8A8_UNORM
+  5: STORE IMAGE[3].yw, TEMP[0], IMM[1], 2D, PIPE_FORMAT_R8G8B8A8_UNORM
+  6: END
+"""
+
+
+def make_texture(screen, ctx, fmt, w, h, data, layers=1):
+    res = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D_ARRAY
+            if layers > 1
+            else pipe.TextureTarget.TEXTURE_2D,
+            format=fmt,
+            width0=w,
+            height0=h,
+            array_size=layers,
+            bind=pipe.Bind.SHADER_IMAGE | pipe.Bind.SAMPLER_VIEW,
+        )
+    )
+    ctx.texture_subdata(res, 0, pipe.Transfer.WRITE, pipe.Box(0, 0, 0, w, h, layers), data)
+    return res
+
+
+def read_texture(ctx, res, layers=1):
+    box = pipe.Box(0, 0, 0, res.width0, res.height0, layers)
+    data, xfer = ctx.transfer_map(res, 0, pipe.Transfer.READ, box)
+    out = np.array(data)
+    ctx.transfer_unmap(xfer)
+    return out
+
+
+def image(res, fmt, **kw):
+    return pipe.ImageView(resource=res, format=fmt, **kw)
+
+
+@pytest.mark.parametrize("grid", [(2, 1, 1), (3, 2, 1)])  # exactly the image, and beyond it
+def test_image_load_convert_store(cctx, grid):
+    screen, ctx = cctx
+    rgba8, rgba32f = pipe.Format.R8G8B8A8_UNORM, pipe.Format.R32G32B32A32_FLOAT
+    rng = np.random.default_rng(3)
+    src = rng.integers(0, 256, (8, 16, 4), dtype=np.uint8)
+    a = make_texture(screen, ctx, rgba8, 16, 8, src)
+    f = make_texture(screen, ctx, rgba32f, 16, 8, np.full((8, 16, 4), -1, np.float32))
+    b = make_texture(screen, ctx, rgba8, 16, 8, np.zeros((8, 16, 4), np.uint8))
+    c = make_texture(screen, ctx, rgba8, 16, 8, np.full((8, 16, 4), 9, np.uint8))
+    bind_program(ctx, IMAGE_COPY)
+    ctx.set_shader_images(
+        pipe.ShaderType.COMPUTE,
+        0,
+        [image(a, rgba8), image(f, rgba32f), image(b, rgba8), image(c, rgba8)],
+    )
+    ctx.launch_grid(pipe.GridInfo(block=(8, 8, 1), grid=grid))
+    want = src.astype(np.float32) / np.float32(255)
+    assert np.array_equal(read_texture(ctx, f)[0].view(np.float32).reshape(8, 16, 4), want)
+    assert np.array_equal(read_texture(ctx, b)[0], src)
+    assert np.array_equal(read_texture(ctx, c)[0].reshape(-1, 4)[0], [9, 128, 9, 64])
+    assert np.array_equal(read_texture(ctx, a)[0], src)  # read-only: unchanged
+
+
+# Every invocation adds 1 to texel (t % 4, (t / 4) % 4) of an R32_UINT image
+# and stores the value it found to BUFFER[0][g]; RESQ of IMAGE[1] (layers 1..2
+# of a 3-layer array) to BUFFER[1]; g * 3 to texel g of IMAGE[2], an R32_UINT
+# view of a buffer.
+IMAGE_ATOMIC = """COMP
+DCL SV[0], THREAD_ID
+DCL SV[1], BLOCK_ID
+DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR
+DCL IMAGE[1], 2D_ARRAY, PIPE_FORMAT_R32_FLOAT
+DCL IMAGE[2], BUFFER, PIPE_FORMAT_R32_UINT, WR
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL TEMP[0..3]
+IMM[0] UINT32 {3, 2, 64, 4}
+IMM[1] UINT32 {1, 0, 0, 0}
+  0: UMAD TEMP[0].w, SV[1].xxxx, IMM[0].zzzz, SV[0].xxxx
+  1: AND TEMP[0].x, TEMP[0].wwww, IMM[0].xxxx
+  2: USHR TEMP[0].y, TEMP[0].wwww, IMM[0].yyyy
+  3: AND TEMP[0].y, TEMP[0].yyyy, IMM[0].xxxx
+  4: ATOMUADD TEMP[1].x, IMAGE[0], TEMP[0], IMM[1].xxxx, 2D, PIPE_FORMAT_R32_UINT
+  5: UMUL TEMP[2].x, TEMP[0].wwww, IMM[0].wwww
+  6: STORE BUFFER[0].x, TEMP[2].xxxx, TEMP[1].xxxx
+  7: RESQ TEMP[3], IMAGE[1]
+  8: STORE BUFFER[1].xyzw, IMM[1].yyyy, TEMP[3]
+  9: UMUL TEMP[3].x, TEMP[0].wwww, IMM[0].xxxx
+ 10: STORE IMAGE[2], TEMP[0].wwww, TEMP[3].xxxx, BUFFER, PIPE_FORMAT_R32_UINT
+ 11: END
+"""
+
+
+def test_image_atomics_sizes_and_buffer_images(cctx):
+    screen, ctx = cctx
+    r32, r32f = pipe.Format.R32_UINT, pipe.Format.R32_FLOAT
+    counters = make_texture(screen, ctx, r32, 4, 4, np.full((4, 4), 100, np.uint32))
+    arr = make_texture(screen, ctx, r32f, 5, 3, np.zeros((3, 3, 5), np.float32), layers=3)
+    n = 64 * 3
+    texbuf = make_buffer(screen, ctx, np.full(n + 8, 7, U32))
+    out = make_buffer(screen, ctx, np.zeros(n, U32))
+    sizes = make_buffer(screen, ctx, np.full(4, 9, U32))
+    bind_program(ctx, IMAGE_ATOMIC)
+    ctx.set_shader_images(
+        pipe.ShaderType.COMPUTE,
+        0,
+        [
+            image(counters, r32),
+            image(arr, r32f, first_layer=1, last_layer=2),
+            image(texbuf, r32, buf_offset=16, buf_size=4 * n),
+        ],
+    )
+    bind_buffers(ctx, out, sizes)
+    ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(3, 1, 1)))
+    g = np.arange(n)
+    texel = (g & 3) + 4 * ((g >> 2) & 3)
+    rank = np.array([np.count_nonzero(texel[:i] == texel[i]) for i in range(n)])
+    assert np.array_equal(read_buffer(ctx, out), 100 + rank)
+    assert np.array_equal(
+        read_texture(ctx, counters)[0].view(U32).reshape(4, 4), np.full((4, 4), 112)
+    )
+    assert read_buffer(ctx, sizes).tolist() == [5, 3, 2, 0]
+    assert np.array_equal(read_buffer(ctx, texbuf), np.concatenate([[7] * 4, 3 * g, [7] * 4]))
+
+
+def test_image_binding_errors(cctx):
+    screen, ctx = cctx
+    rgba8 = pipe.Format.R8G8B8A8_UNORM
+    tex = make_texture(screen, ctx, rgba8, 4, 4, np.zeros((4, 4, 4), np.uint8))
+    buf = make_buffer(screen, ctx, np.zeros(16, U32))
+    cases = [
+        ([image(tex, pipe.Format.Z24_UNORM_S8_UINT)], PipeValueError, r"images\[0\].format"),
+        ([image(tex, pipe.Format.R16_UNORM)], PipeValueError, "texel size"),
+        ([None, image(tex, rgba8, level=1)], PipeValueError, r"images\[1\].level"),
+        ([image(tex, rgba8, last_layer=1)], PipeValueError, r"images\[0\].last_layer"),
+        ([image(buf, rgba8, buf_offset=2, buf_size=8)], PipeValueError, "multiples of"),
+        ([image(buf, rgba8, buf_offset=0, buf_size=6)], PipeValueError, "multiples of"),
+        ([image(buf, rgba8, buf_offset=32, buf_size=64)], PipeValueError, "64 bytes"),
+        ([image("tex", rgba8)], PipeTypeError, r"images\[0\].resource"),
+        (["view"], PipeTypeError, r"images\[0\] must be a pipe.ImageView"),
+    ]
+    for images, err, msg in cases:
+        with pytest.raises(err, match=msg):
+            ctx.set_shader_images(pipe.ShaderType.COMPUTE, 0, images)
+    # an atomic on an RGBA8 view: a shader error, reported at the next sync point
+    prog = IMAGE_ATOMIC.replace(
+        "DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR",
+        "DCL IMAGE[0], 2D, PIPE_FORMAT_R8G8B8A8_UNORM, WR",
+    )
+    bind_program(ctx, prog)
+    ctx.set_shader_images(pipe.ShaderType.COMPUTE, 0, [image(tex, rgba8)])
+    with pytest.raises(Exception, match="image atomics need an R32_UINT"):
+        ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))
+        ctx.flush().wait(None)

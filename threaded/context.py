@@ -67,7 +67,12 @@ from typing import Any
 import numpy as np
 
 from gallium.numpipe import objects
-from gallium.numpipe.compute import check_compute_cso, check_grid_info, check_shader_buffers
+from gallium.numpipe.compute import (
+    check_compute_cso,
+    check_grid_info,
+    check_shader_buffers,
+    check_shader_images,
+)
 from gallium.numpipe.context import (
     NumpipeContext,
     _user_bytes,
@@ -169,6 +174,7 @@ class ThreadedContext:
         self._cbufs: dict[tuple[int, int], Resource] = {}
         self._views: dict[tuple[int, int], Resource] = {}
         self._ssbos: dict[tuple[int, int], Resource] = {}
+        self._image_views: dict[tuple[int, int], Resource] = {}
         # (query, end serial) ended with no flush recorded after yet
         self._unflushed_queries: list[tuple[Any, int]] = []
         # guards each query's tc_serial / tc_flushed pair; held only for a few
@@ -366,6 +372,8 @@ class ThreadedContext:
         for res in self._views.values():
             res.tc_last_use[self.id] = seq
         for res in self._ssbos.values():
+            res.tc_last_use[self.id] = seq
+        for res in self._image_views.values():
             res.tc_last_use[self.id] = seq
         fb = self._bound["fb"]
         for s in fb.cbufs:
@@ -616,9 +624,16 @@ class ThreadedContext:
         self._record(self.pipe._apply_shader_buffers, (stage, first, bound))
 
     def set_shader_images(self, shader, start, images):
-        self._record(
-            self.pipe.set_shader_images, (shader, start, [copy.copy(i) for i in images or []])
-        )
+        stage, first, bound = check_shader_images(shader, start, images)
+        for i, v in enumerate(bound):
+            key = (stage, first + i)
+            if v is None:
+                self._image_views.pop(key, None)
+                continue
+            self._image_views[key] = v.resource
+            if v.resource.is_buffer:  # the program may write the range
+                self._mark_valid(v.resource, v.buf_offset, v.buf_offset + v.buf_size)
+        self._record(self.pipe._apply_shader_images, (stage, first, bound))
 
     def set_stream_output_targets(self, targets, offsets):
         self._record(

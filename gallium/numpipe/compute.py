@@ -22,8 +22,8 @@ linear order ``x + bx * (y + by * z)``), at most ``ComputeCSO.lanes``
 The calls of a grid are the units of one pool job, so the workers share them.
 A unit's lanes depend on the grid only, never on the number of workers, so
 the bytes a grid writes do not either -- with one exception the program
-decides: atomics on buffers read and write words other blocks may use, so a
-program with any runs all its calls on one worker, in block order (the
+decides: atomics on buffers and images read and write words other blocks may
+use, so a program with any runs all its calls on one worker, in block order (the
 returned old values are then the same on every run).  Stores from different
 blocks to the same bytes race as on any GPU (the program's bug, not ours).
 
@@ -45,7 +45,13 @@ from typing import Any
 
 import numpy as np
 
-from ..pipe.enums import PIPE_MAX_SHADER_BUFFERS, ShaderIR, ShaderType
+from ..pipe.enums import (
+    PIPE_MAX_SHADER_BUFFERS,
+    PIPE_MAX_SHADER_IMAGES,
+    Format,
+    ShaderIR,
+    ShaderType,
+)
 from ..pipe.errors import (
     UnsupportedError,
     add_origin_note,
@@ -54,9 +60,10 @@ from ..pipe.errors import (
     check_int,
 )
 from ..pipe.fence import Fence
-from ..pipe.state import ComputeState, GridInfo, ShaderBuffer
+from ..pipe.state import ComputeState, GridInfo, ImageView, ShaderBuffer
 from ..tgsi import ExecEnv, Kernel, Shader, compile_shader, parse
 from ..tgsi.memory_api import (
+    IMAGE_COORDS,
     MemoryRequest,
     atomic_words,
     load_words,
@@ -65,8 +72,10 @@ from ..tgsi.memory_api import (
     word_view,
 )
 from ..tgsi.runtime import ShaderRuntimeError
+from ..util.format import pack_rgba, try_describe, unpack_rgba
 
 U32 = np.uint32
+F32 = np.float32
 
 # Invocations per kernel call (whole blocks; at least one block).  Short
 # programs (saxpy-like, mostly memory traffic) take big calls: fewer calls hand
@@ -84,6 +93,7 @@ MAX_LOCAL_SIZE = 1 << 15  # bytes of SHARED memory per block
 MAX_PRIVATE_SIZE = 1 << 12  # bytes of PRIVATE memory per invocation
 MAX_INPUT_SIZE = 1 << 12  # bytes of INPUT memory
 MAX_SHADER_BUFFERS = PIPE_MAX_SHADER_BUFFERS
+MAX_SHADER_IMAGES = PIPE_MAX_SHADER_IMAGES
 
 _SYSTEM_VALUES = ("THREAD_ID", "BLOCK_ID", "BLOCK_SIZE", "GRID_SIZE")
 _ids = itertools.count(1)
@@ -105,7 +115,7 @@ class ComputeCSO:
     input_size: int  # req_input_mem
     fixed_block: tuple[int, int, int] | None  # CS_FIXED_BLOCK_* when declared
     memory_types: dict[int, str]  # MEMORY[i] -> "SHARED" | "PRIVATE" | "INPUT"
-    buffer_atomics: bool  # an ATOM* on a BUFFER: the grid runs on one worker
+    global_atomics: bool  # an ATOM* on a BUFFER or IMAGE: the grid runs on one worker
     lanes: int  # invocations per kernel call at most (COMPUTE_LANES[_SHORT])
     id: int = field(default_factory=lambda: next(_ids))
 
@@ -153,8 +163,6 @@ def make_compute(state: Any) -> ComputeCSO:
                 + ", ".join(_SYSTEM_VALUES),
                 d.semantic,
             )
-        if d.file == "IMAGE":
-            raise UnsupportedError("shader images are not implemented by numpipe yet")
         if d.file == "MEMORY":
             kind = d.mem_type or "GLOBAL"
             if kind == "GLOBAL":
@@ -173,14 +181,14 @@ def make_compute(state: Any) -> ComputeCSO:
                 )
             for i in range(d.first, d.last + 1):
                 memory_types[i] = kind
-    buffer_atomics = False
+    global_atomics = False
     for inst in shader.instructions:
         file = _resource_file(inst)
         if file is None:
             continue
         reg = inst.dst[0].reg if inst.opcode == "STORE" else inst.src[0].reg
-        if inst.opcode.startswith("ATOM") and file == "BUFFER":
-            buffer_atomics = True
+        if inst.opcode.startswith("ATOM") and file in ("BUFFER", "IMAGE"):
+            global_atomics = True
         if file == "MEMORY" and (inst.opcode == "STORE" or inst.opcode.startswith("ATOM")):
             if reg.indirect is None and memory_types.get(reg.index) == "INPUT":
                 raise bad_value(
@@ -200,7 +208,7 @@ def make_compute(state: Any) -> ComputeCSO:
         input_size=inp,
         fixed_block=fixed if any(fixed) else None,  # type: ignore[arg-type]
         memory_types=memory_types,
-        buffer_atomics=buffer_atomics,
+        global_atomics=global_atomics,
         lanes=COMPUTE_LANES_SHORT if len(shader.instructions) <= SHORT_PROGRAM else COMPUTE_LANES,
     )
 
@@ -263,6 +271,93 @@ def check_shader_buffers(shader: Any, start: Any, buffers: Any) -> tuple:
                 off + size,
             )
         out.append(ShaderBuffer(res, off, size))
+    return stage, start, out
+
+
+def check_shader_images(shader: Any, start: Any, images: Any) -> tuple:
+    """Validate ``set_shader_images``: (stage, start, [ImageView copy or None])."""
+    from .resource import Resource
+
+    try:
+        stage = ShaderType(shader)
+    except (ValueError, TypeError):
+        raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
+    if stage == ShaderType.TYPES:
+        raise bad_value("shader", "must be a shader stage", stage.name)
+    start = check_int("start", start, 0, MAX_SHADER_IMAGES)
+    if images is None:
+        images = []
+    if isinstance(images, ImageView) or not hasattr(images, "__len__"):
+        raise bad_type("images", "a sequence of pipe.ImageView or None", images)
+    if start + len(images) > MAX_SHADER_IMAGES:
+        raise bad_value(
+            "images", f"start + len(images) must be <= {MAX_SHADER_IMAGES}", len(images)
+        )
+    out: list[ImageView | None] = []
+    for i, v in enumerate(images):
+        arg = f"images[{i}]"
+        if v is None or (isinstance(v, ImageView) and v.resource is None):
+            out.append(None)
+            continue
+        if not isinstance(v, ImageView):
+            raise bad_type(arg, "a pipe.ImageView or None", v)
+        res = v.resource
+        if not isinstance(res, Resource):
+            raise bad_type(f"{arg}.resource", "a Resource created by this screen", res)
+        if res.destroyed:
+            raise bad_value(f"{arg}.resource", "has been destroyed")
+        try:
+            fmt = Format(v.format)
+        except (ValueError, TypeError):
+            raise bad_value(f"{arg}.format", "must be a pipe.Format", v.format) from None
+        desc = try_describe(fmt)
+        if (
+            desc is None
+            or desc.is_depth
+            or desc.is_stencil
+            or desc.layout not in ("array", "packed")
+            or fmt == Format.NONE
+        ):
+            raise bad_value(f"{arg}.format", "must be a colour format images can hold", fmt.name)
+        if res.is_buffer:
+            off = check_int(f"{arg}.buf_offset", v.buf_offset, 0)
+            size = check_int(f"{arg}.buf_size", v.buf_size, 0)
+            if off % desc.block_bytes or size % desc.block_bytes:
+                raise bad_value(
+                    arg,
+                    f"buf_offset and buf_size must be multiples of {fmt.name}'s "
+                    f"{desc.block_bytes} bytes",
+                    (off, size),
+                )
+            if off + size > res.width0:
+                raise bad_value(
+                    arg,
+                    f"buf_offset + buf_size must be <= the buffer's {res.width0} bytes",
+                    off + size,
+                )
+        else:
+            if desc.block_bytes != res.block_bytes:
+                raise bad_value(
+                    f"{arg}.format",
+                    f"must have the resource's texel size ({res.block_bytes} bytes)",
+                    fmt.name,
+                )
+            level = check_int(f"{arg}.level", v.level, 0, res.last_level)
+            layers = res.level_layout(level).layers
+            first = check_int(f"{arg}.first_layer", v.first_layer, 0, layers - 1)
+            check_int(f"{arg}.last_layer", v.last_layer, first, layers - 1)
+        out.append(
+            ImageView(
+                res,
+                fmt,
+                int(v.access),
+                int(v.level),
+                int(v.first_layer),
+                int(v.last_layer),
+                int(v.buf_offset),
+                int(v.buf_size),
+            )
+        )
     return stage, start, out
 
 
@@ -343,12 +438,14 @@ class ComputeMemory:
         self,
         cso: ComputeCSO,
         buffers: dict[int, np.ndarray],
+        images: dict[int, ImageUnit],
         input_bytes: np.ndarray,
         n: int,
         threads: int,
     ) -> None:
         self.cso = cso
         self.buffers = buffers
+        self.images = images
         self.input = input_bytes
         self.n = n
         self.threads = threads
@@ -407,6 +504,13 @@ class ComputeMemory:
             if kind == "INPUT" and req.op in ("store", "atomic"):
                 raise ShaderRuntimeError(f"MEMORY[{unit}] is INPUT memory (read-only)")
             buf, base, size = self._region(kind)
+        elif req.file == "IMAGE":
+            image = self.images.get(unit)
+            if image is None:  # unbound: no texels (loads read 0, stores are dropped)
+                if req.op == "store":
+                    return None
+                return [np.zeros(req.n, U32) for _ in range(4)]
+            return image.execute(req, mask)
         else:
             raise UnsupportedError(f"memory operations on {req.file} in compute programs")
         if req.op == "size":
@@ -492,6 +596,99 @@ def _buffer_fast(buf: np.ndarray, addr: _Address, req: MemoryRequest) -> tuple[b
     return False, None
 
 
+class ImageUnit:
+    """A bound image view as the memory object sees it: texels ``(D, H, W, B)``
+    (layers or depth, rows, columns, bytes) of the view's format, read and
+    written through the format's unpack/pack (tgsi.rst: loads give the
+    unpacked RGBA, stores pack RGBA).  Coordinates outside the view read 0 and
+    write nothing; atomics need a single 32-bit channel (R32_UINT, R32_SINT,
+    R32_FLOAT) and apply lane after lane like buffer atomics."""
+
+    def __init__(self, view: ImageView) -> None:
+        res = view.resource
+        self.desc = desc = try_describe(view.format)
+        assert desc is not None
+        b = desc.block_bytes
+        if res.is_buffer:
+            count = view.buf_size // b
+            flat = res.storage[view.buf_offset : view.buf_offset + count * b]
+            self.texels = flat.reshape(1, 1, count, b)
+        else:
+            n = view.last_layer - view.first_layer + 1
+            self.texels = res.level_view(view.level, view.first_layer, n, storage=res.storage)
+
+    def _flat(self) -> tuple[np.ndarray, tuple[int, int, int]]:
+        """The texels' bytes as one 1-D view (from the first texel to the last)
+        and the byte strides of (D, H, W)."""
+        t = self.texels
+        d, h, w, b = t.shape
+        s0, s1, s2, _ = t.strides
+        extent = (d - 1) * s0 + (h - 1) * s1 + (w - 1) * s2 + b
+        flat = np.lib.stride_tricks.as_strided(t, shape=(extent,), strides=(1,))
+        return flat, (s0, s1, s2)
+
+    def execute(self, req: MemoryRequest, mask: np.ndarray) -> list[Any] | None:
+        d, h, w, _ = self.texels.shape
+        n = req.n
+        target = req.target or "2D"
+        if req.op == "size":
+            if target == "1D_ARRAY":
+                vals = [w, d]
+            else:
+                vals = [w, h, d][: IMAGE_COORDS.get(target, 2)]
+            return [U32(v) for v in vals + [0] * (4 - len(vals))]
+        coords = [*(req.coords or ()), 0, 0]
+        x, y, z = (np.broadcast_to(np.asarray(c, np.int64), (n,)) for c in coords[:3])
+        if target == "1D_ARRAY":
+            y, z = np.zeros(n, np.int64), y
+        sample = np.broadcast_to(np.asarray(0 if req.sample is None else req.sample), (n,))
+        ok = mask & (x >= 0) & (x < w) & (y >= 0) & (y < h) & (z >= 0) & (z < d) & (sample == 0)
+        lanes = np.flatnonzero(ok)
+        xs, ys, zs = x[lanes], y[lanes], z[lanes]
+        if req.op == "load":
+            out = [np.zeros(n, U32) for _ in range(4)]
+            if lanes.size:
+                rgba = unpack_rgba(self.desc, self.texels[zs, ys, xs])
+                bits = np.ascontiguousarray(rgba).view(U32)
+                for c in range(4):
+                    out[c][lanes] = bits[:, c]
+            return out
+        if req.op == "store":
+            if lanes.size:
+                self._store(req, lanes, xs, ys, zs)
+            return None
+        if req.op == "atomic":
+            if self.desc.format not in (Format.R32_UINT, Format.R32_SINT, Format.R32_FLOAT):
+                raise ShaderRuntimeError(
+                    f"image atomics need an R32_UINT, R32_SINT or R32_FLOAT view, "
+                    f"not {self.desc.name}"
+                )
+            flat, (s0, s1, s2) = self._flat()
+            off = np.zeros(n, np.int64)
+            off[lanes] = zs * s0 + ys * s1 + xs * s2
+            old = atomic_words(flat, off, ok, req)
+            return [old, old, old, old]
+        raise UnsupportedError(f"memory op {req.op} on images")
+
+    def _store(self, req: MemoryRequest, lanes, xs, ys, zs) -> None:
+        desc = self.desc
+        vals = [np.broadcast_to(to_words(v), (req.n,))[lanes] for v in (req.values or [0] * 4)]
+        words = np.stack(vals, 1)
+        kind = (np.int32 if desc.is_signed_integer else np.uint32) if desc.is_integer else F32
+        rgba = words.view(kind)
+        if req.writemask & 0xF != 0xF:  # the other channels keep the texel's values
+            old = unpack_rgba(desc, self.texels[zs, ys, xs])
+            keep = [c for c in range(4) if not req.writemask >> c & 1]
+            rgba = rgba.copy()
+            rgba[:, keep] = old[:, keep].view(kind)
+        packed = pack_rgba(desc, rgba)
+        # the highest lane wins a texel several lanes store to
+        key = (zs * self.texels.shape[1] + ys) * self.texels.shape[2] + xs
+        _, first_rev = np.unique(key[::-1], return_index=True)
+        keep_i = key.size - 1 - first_rev
+        self.texels[zs[keep_i], ys[keep_i], xs[keep_i]] = packed[keep_i]
+
+
 # ----------------------------------------------------------------------------
 # Execution
 # ----------------------------------------------------------------------------
@@ -517,7 +714,7 @@ class _Channels:
 
 class ComputeJob:
     """One grid as a worker-pool job: each unit is one kernel call of whole blocks
-    (all of them on one unit when the program has buffer atomics)."""
+    (all of them on one unit when the program has buffer or image atomics)."""
 
     def __init__(
         self,
@@ -529,11 +726,13 @@ class ComputeJob:
         textures: Any,
         input_bytes: np.ndarray | None,
         label: str = "",
+        images: dict[int, ImageUnit] | None = None,
     ) -> None:
         self.cso = cso
         self.block = block
         self.grid = grid
         self.buffers = buffers
+        self.images = images or {}
         self.consts = consts
         self.textures = textures
         size = cso.input_size
@@ -558,10 +757,10 @@ class ComputeJob:
         ]
 
     def unit_count(self) -> int:
-        return 1 if self.cso.buffer_atomics else self.calls
+        return 1 if self.cso.global_atomics else self.calls
 
     def run_unit(self, unit: int, worker: int) -> None:
-        calls = range(self.calls) if self.cso.buffer_atomics else (unit,)
+        calls = range(self.calls) if self.cso.global_atomics else (unit,)
         for call in calls:
             b0 = call * self.per_call
             self._run_call(b0, min(self.blocks, b0 + self.per_call))
@@ -581,7 +780,7 @@ class ComputeJob:
             "BLOCK_SIZE": [U32(v) for v in self.block] + [U32(0)],
             "GRID_SIZE": [U32(v) for v in self.grid] + [U32(0)],
         }
-        memory = ComputeMemory(self.cso, self.buffers, self.input, n, threads)
+        memory = ComputeMemory(self.cso, self.buffers, self.images, self.input, n, threads)
         env = ExecEnv(
             n=n, consts=self.consts, system_values=svs, textures=self.textures, memory=memory
         )
@@ -603,6 +802,11 @@ def buffer_views(bindings: dict[int, ShaderBuffer]) -> dict[int, np.ndarray]:
         store = b.buffer.storage
         out[slot] = store[b.buffer_offset : b.buffer_offset + b.buffer_size]
     return out
+
+
+def image_units(bindings: dict[int, ImageView]) -> dict[int, ImageUnit]:
+    """The bound images as views of their resources' current storage."""
+    return {slot: ImageUnit(v) for slot, v in bindings.items()}
 
 
 def indirect_grid(grid: Grid) -> tuple[int, int, int]:

@@ -545,6 +545,7 @@ class NumpipeContext:
         self._samplers: dict[ShaderType, list[SamplerCSO | None]] = {}
         self._compute: Any = None  # compute.ComputeCSO
         self._ssbos: dict[ShaderType, dict[int, Any]] = {}  # slot -> pipe.ShaderBuffer
+        self._images: dict[ShaderType, dict[int, Any]] = {}  # slot -> pipe.ImageView
         # non-CSO state
         self._vbufs: dict[int, VertexBuffer] = {}
         self._constbufs: dict[ShaderType, dict[int, tuple[Any, np.ndarray]]] = {}
@@ -747,7 +748,14 @@ class NumpipeContext:
         ``info`` is a ``pipe.GridInfo`` or what :func:`compute.check_grid_info`
         made of one (the threaded context validates on the caller's thread).
         """
-        from .compute import ComputeJob, Grid, buffer_views, check_grid_info, indirect_grid
+        from .compute import (
+            ComputeJob,
+            Grid,
+            buffer_views,
+            check_grid_info,
+            image_units,
+            indirect_grid,
+        )
 
         self._check_alive()
         grid = info if isinstance(info, Grid) else check_grid_info(info)
@@ -791,6 +799,7 @@ class NumpipeContext:
             self._texture_bindings(ShaderType.COMPUTE),
             grid.input,
             label=f"grid {seq}",
+            images=image_units(self._images.get(ShaderType.COMPUTE, {})),
         )
         prev = self._last_fence
         self._last_fence = job.fence
@@ -952,8 +961,19 @@ class NumpipeContext:
                 slots[start + i] = b
 
     def set_shader_images(self, shader: ShaderType, start: int, images: Sequence[Any]) -> None:
-        if images:
-            raise UnsupportedError("shader images are not implemented by numpipe yet")
+        from .compute import check_shader_images
+
+        self._check_alive()
+        self._apply_shader_images(*check_shader_images(shader, start, images))
+
+    def _apply_shader_images(self, stage: ShaderType, start: int, images: list) -> None:
+        """Bind validated image views (see compute.check_shader_images)."""
+        slots = self._images.setdefault(stage, {})
+        for i, v in enumerate(images):
+            if v is None:
+                slots.pop(start + i, None)
+            else:
+                slots[start + i] = v
 
     def set_constant_buffer(
         self, shader: ShaderType, index: int, cb: ConstantBuffer | None

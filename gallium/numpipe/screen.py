@@ -20,6 +20,7 @@ from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
     PIPE_MAX_CONSTANT_BUFFERS,
     PIPE_MAX_SHADER_BUFFERS,
+    PIPE_MAX_SHADER_IMAGES,
     PIPE_MAX_SHADER_INPUTS,
     PIPE_MAX_SHADER_OUTPUTS,
     PIPE_TIMEOUT_INFINITE,
@@ -280,6 +281,8 @@ class NumpipeScreen:
         if cap == ShaderCap.MAX_SHADER_BUFFERS:
             # compute programs only: vertex and fragment shaders have no memory access yet
             return PIPE_MAX_SHADER_BUFFERS if stage == ShaderType.COMPUTE else 0
+        if cap == ShaderCap.MAX_SHADER_IMAGES:
+            return PIPE_MAX_SHADER_IMAGES if stage == ShaderType.COMPUTE else 0
         return _SHADER_CAPS.get(cap, 0)
 
     def get_compute_param(self, ir_type: ShaderIR | int, param: ComputeCap | int) -> Any:
@@ -300,7 +303,7 @@ class NumpipeScreen:
             ComputeCap.MAX_MEM_ALLOC_SIZE: _video_memory_mb() << 20,
             ComputeCap.MAX_CLOCK_FREQUENCY: 0,
             ComputeCap.MAX_COMPUTE_UNITS: max(1, self.pool.num_threads),
-            ComputeCap.IMAGES_SUPPORTED: 0,
+            ComputeCap.IMAGES_SUPPORTED: 1,
             ComputeCap.SUBGROUP_SIZE: 1,
             ComputeCap.MAX_VARIABLE_THREADS_PER_BLOCK: cs.MAX_THREADS_PER_BLOCK,
         }
@@ -348,8 +351,12 @@ class NumpipeScreen:
             return False
         if b & Bind.DEPTH_STENCIL and fmt not in _DEPTH_FORMATS:
             return False
-        if b & (Bind.SHADER_IMAGE | Bind.STREAM_OUTPUT):
-            return False  # shader images and stream output are not wired up yet
+        if b & Bind.STREAM_OUTPUT:
+            return False  # stream output is not wired up yet
+        if b & Bind.SHADER_IMAGE and (
+            desc.is_depth or desc.is_stencil or desc.layout not in ("array", "packed")
+        ):
+            return False
         if b & (Bind.SHADER_BUFFER | Bind.COMMAND_ARGS_BUFFER) and tgt != TextureTarget.BUFFER:
             return False
         if b & Bind.SAMPLER_VIEW and not sampleable(desc):

@@ -810,3 +810,55 @@ def test_image_binding_errors(cctx):
     with pytest.raises(Exception, match="image atomics need an R32_UINT"):
         ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))
         ctx.flush().wait(None)
+
+
+# TXF of texel (t, 0) of a sampler view, and TEX (nearest) at its centre:
+# both to BUFFER[0] as floats.
+SAMPLE = """COMP
+DCL SV[0], THREAD_ID
+DCL SAMP[0]
+DCL SVIEW[0], 2D, FLOAT
+DCL BUFFER[0]
+DCL TEMP[0..3]
+IMM[0] UINT32 {0, 32, 16, 0}
+IMM[1] FLT32 {0.5, 0.125, 0.5, 0.0}
+  0: MOV TEMP[0].x, SV[0].xxxx
+  1: MOV TEMP[0].yzw, IMM[0].xxxx
+  2: TXF TEMP[1], TEMP[0], SAMP[0], 2D
+  3: U2F TEMP[2].x, SV[0].xxxx
+  4: ADD TEMP[2].x, TEMP[2].xxxx, IMM[1].xxxx
+  5: MUL TEMP[2].x, TEMP[2].xxxx, IMM[1].yyyy
+  6: MOV TEMP[2].y, IMM[1].zzzz
+  7: TEX TEMP[3], TEMP[2], SAMP[0], 2D
+  8: UMUL TEMP[0].x, SV[0].xxxx, IMM[0].yyyy
+  9: STORE BUFFER[0].xyzw, TEMP[0].xxxx, TEMP[1]
+ 10: UADD TEMP[0].x, TEMP[0].xxxx, IMM[0].zzzz
+ 11: STORE BUFFER[0].xyzw, TEMP[0].xxxx, TEMP[3]
+ 12: END
+"""
+
+
+def test_sampler_views_in_compute(cctx):
+    screen, ctx = cctx
+    rgba8 = pipe.Format.R8G8B8A8_UNORM
+    texels = np.arange(8 * 4, dtype=np.uint8).reshape(1, 8, 4) * 7
+    tex = make_texture(screen, ctx, rgba8, 8, 1, texels)
+    view = ctx.create_sampler_view(tex, pipe.SamplerViewTemplate(format=rgba8))
+    sampler = ctx.create_sampler_state(
+        pipe.SamplerState(
+            min_img_filter=pipe.TexFilter.NEAREST,
+            mag_img_filter=pipe.TexFilter.NEAREST,
+            min_mip_filter=pipe.MipFilter.NONE,
+        )
+    )
+    ctx.bind_sampler_states(pipe.ShaderType.COMPUTE, 0, [sampler])
+    ctx.set_sampler_views(pipe.ShaderType.COMPUTE, 0, [view])
+    out = make_buffer(screen, ctx, np.zeros(8 * 8, np.float32))
+    bind_program(ctx, SAMPLE)
+    bind_buffers(ctx, out)
+    ctx.launch_grid(pipe.GridInfo(block=(8, 1, 1), grid=(1, 1, 1)))
+    got = read_buffer(ctx, out, np.float32).reshape(8, 2, 4)
+    # the sampler converts UNORM8 as llvmpipe does: c * fl32(1 / 255)
+    want = texels[0].astype(np.float32) * np.float32(1 / 255)
+    assert np.array_equal(got[:, 0], want)  # TXF
+    assert np.array_equal(got[:, 1], want)  # TEX at the texel centres

@@ -636,6 +636,13 @@ def test_units_follow_the_grid_not_the_workers():
     assert atomic.global_atomics and not cso.global_atomics
     job = compute.ComputeJob(atomic, (64, 1, 1), (2 * per + 1, 1, 1), {}, [], None, None)
     assert (job.calls, job.unit_count()) == (3, 1)
+    # SHARED and PRIVATE memory bound a call: 32 KiB blocks of one invocation
+    big = compute.make_compute(pipe.ComputeState(prog=SHARED, req_local_mem=32768))
+    job = compute.ComputeJob(big, (1, 1, 1), (65535, 1, 1), {}, [], None, None)
+    assert job.per_call == compute.CALL_MEMORY // 32768 == 512
+    private = compute.make_compute(pipe.ComputeState(prog=PRIVATE, req_private_mem=4096))
+    job = compute.ComputeJob(private, (1024, 1, 1), (8, 1, 1), {}, [], None, None)
+    assert (job.per_call, job.calls) == (4, 2)  # 4 blocks x 1024 x 4 KiB = 16 MiB
 
 
 # ----------------------------------------------------------------------------

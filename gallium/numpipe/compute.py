@@ -86,6 +86,10 @@ F32 = np.float32
 COMPUTE_LANES = 1 << 16
 COMPUTE_LANES_SHORT = 1 << 18
 SHORT_PROGRAM = 16  # instructions
+# SHARED and PRIVATE memory of one kernel call at most (whole blocks; at least
+# one): one-invocation blocks with 32 KiB of SHARED memory each would otherwise
+# ask for 2 GiB a call.
+CALL_MEMORY = 16 << 20
 MAX_GRID_SIZE = (65535, 65535, 65535)
 MAX_BLOCK_SIZE = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
@@ -742,7 +746,8 @@ class ComputeJob:
         self.input = data
         self.threads = block[0] * block[1] * block[2]
         self.blocks = grid[0] * grid[1] * grid[2]
-        self.per_call = max(1, cso.lanes // self.threads)
+        per_block = cso.local_size + cso.private_size * self.threads
+        self.per_call = max(1, min(cso.lanes // self.threads, CALL_MEMORY // max(1, per_block)))
         self.calls = -(-self.blocks // self.per_call)
         self.fence = Fence(label=label)
         self.errors: list[BaseException] = []

@@ -19,6 +19,7 @@ _MODES = {
     "triangles": pipe.Prim.TRIANGLES,
     "triangle_strip": pipe.Prim.TRIANGLE_STRIP,
     "triangle_fan": pipe.Prim.TRIANGLE_FAN,
+    "points": pipe.Prim.POINTS,
 }
 _FUNCS = {
     "less": pipe.CompareFunc.LESS,
@@ -66,6 +67,7 @@ def render(screen, ctx, scene: RefScene, zs_format=pipe.Format.Z24_UNORM_S8_UINT
         cull_face=pipe.Face.BACK if scene.cull_back else pipe.Face.NONE,
         front_ccw=False,  # GL ccw on a user FBO is Gallium cw (Mesa inverts front_ccw)
         flatshade=scene.flat,
+        point_size_per_vertex=scene.sizes is not None,  # GL_PROGRAM_POINT_SIZE
     )
     ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
     if scene.depth:
@@ -88,23 +90,25 @@ def render(screen, ctx, scene: RefScene, zs_format=pipe.Format.Z24_UNORM_S8_UINT
             ]
         )
         ctx.bind_blend_state(ctx.create_blend_state(blend))
-    ve = ctx.create_vertex_elements_state(
-        [
-            pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-            pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
-        ]
-    )
-    ctx.bind_vertex_elements_state(ve)
+    data, _ = scene.vertex_data()
+    elements = [
+        pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+        pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+    ]
+    if scene.sizes is not None:
+        elements.append(pipe.VertexElement(32, 0, 0, pipe.Format.R32_FLOAT))
+    ctx.bind_vertex_elements_state(ctx.create_vertex_elements_state(elements))
     vbuf = screen.resource_create(
         pipe.ResourceTemplate(
             target=pipe.TextureTarget.BUFFER,
             format=pipe.Format.NONE,
-            width0=scene.vertices.nbytes,
+            width0=data.nbytes,
             bind=pipe.Bind.VERTEX_BUFFER,
         )
     )
-    ctx.buffer_subdata(vbuf, pipe.Transfer.WRITE, 0, scene.vertices.astype(np.float32))
-    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=vbuf)])
+    ctx.buffer_subdata(vbuf, pipe.Transfer.WRITE, 0, data)
+    stride = data.shape[1] * 4
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=stride, buffer_offset=0, buffer=vbuf)])
     clear = pipe.Clear.COLOR0 | (pipe.Clear.DEPTHSTENCIL if scene.depth else 0)
     ctx.clear(clear, color=scene.clear_color, depth=scene.clear_depth, stencil=0)
     for i, (first, count) in enumerate(scene.draw_list()):

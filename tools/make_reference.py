@@ -57,11 +57,12 @@ def render(name: str) -> None:
         ctx.enable(moderngl.CULL_FACE)
         ctx.front_face = "ccw"
         ctx.cull_face = "back"
-    vbo = ctx.buffer(scene.vertices.astype("f4").tobytes())
+    vertex_data, layout = scene.vertex_data()
+    vbo = ctx.buffer(vertex_data.tobytes())
     ibo = ctx.buffer(scene.indices.tobytes()) if scene.indices is not None else None
     vao = ctx.vertex_array(
         prog,
-        [(vbo, "4f 4f", "in_pos", "in_color")],
+        [(vbo, layout, "in_pos", "in_color", *(["in_size"] if scene.sizes is not None else []))],
         index_buffer=ibo,
         index_element_size=scene.indices.itemsize if scene.indices is not None else 4,
     )
@@ -69,7 +70,10 @@ def render(name: str) -> None:
         "triangles": moderngl.TRIANGLES,
         "triangle_strip": moderngl.TRIANGLE_STRIP,
         "triangle_fan": moderngl.TRIANGLE_FAN,
+        "points": moderngl.POINTS,
     }
+    if scene.sizes is not None:
+        ctx.enable(moderngl.PROGRAM_POINT_SIZE)
     for i, (first, count) in enumerate(scene.draw_list()):
         vao.render(modes[draw_mode(scene, i)], vertices=count, first=first)
     data = np.frombuffer(fbo.read(components=4, alignment=1), np.uint8)

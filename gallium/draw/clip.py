@@ -76,6 +76,12 @@ def _dot4(v: np.ndarray, p: np.ndarray) -> np.ndarray:
         return _dot4_f32(v, p)
 
 
+def plane_distance(v: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Signed distances of clip-space points ``v`` (N, 4) from plane ``p``
+    (negative: outside), the same float32 operations the triangle clipper uses."""
+    return _dot4(v, p)
+
+
 def _dot4_f32(v: np.ndarray, p: np.ndarray) -> np.ndarray:
     """float32 operands: each product and each sum rounds to float32."""
     p = np.asarray(p, F32)

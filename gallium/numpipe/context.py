@@ -113,7 +113,7 @@ from .scene import (
     make_depth_target,
 )
 from .screen import MAX_TEXTURE_SIZE
-from .setup import select_triangles, setup_triangles, viewport_transform
+from .setup import FIXED_ONE, select_triangles, setup_triangles, viewport_transform
 
 F32 = np.float32
 
@@ -1219,7 +1219,11 @@ class NumpipeContext:
             return
         self.stats["draws"] += 1
         info, mode, vs, fs, index_data = prepared
-        for ts, state_fs in self._front_end([(info, mode, index_data)], vs, fs):
+        if mode == Prim.POINTS:
+            parts = self._front_end_points(info, index_data, vs, fs)
+        else:
+            parts = self._front_end([(info, mode, index_data)], vs, fs)
+        for ts, state_fs in parts:
             self._add_to_scene(ts, state_fs)
 
     def _prepare_draw(self, info: DrawInfo) -> tuple | None:
@@ -1421,40 +1425,7 @@ class NumpipeContext:
             )
         self.yield_point()
         n = vids.size
-        sysvals = {
-            "VERTEXID": _sv_int(vids),
-            "VERTEXID_NOBASE": _sv_int(vids - (info.index_bias if info.index_size else 0)),
-            "INSTANCEID": _sv_int(iids),
-            "BASEVERTEX": _sv_int(np.full(n, info.index_bias if info.index_size else info.start)),
-            "BASEINSTANCE": _sv_int(np.full(n, info.start_instance)),
-            "DRAWID": _sv_int(np.full(n, info.drawid)),
-        }
-        from ..tgsi.compiler import ExecEnv
-
-        res = vs.kernel(
-            ExecEnv(
-                n=n,
-                inputs=fetched,
-                consts=self._const_arrays(ShaderType.VERTEX),
-                system_values=sysvals,
-                textures=self._texture_bindings(ShaderType.VERTEX),
-            )
-        )
-        self.yield_point()
-        pos_reg = vs.kernel.output_index("POSITION")
-        if pos_reg is None:
-            pos = np.zeros((n, 4), F32)
-        else:
-            pos = np.stack([_bcast(c, n) for c in res.outputs[pos_reg]], axis=1).astype(F32)
-        # fragment shader linkage
-        fs_inputs, link = self._link(vs, fs)
-        k = len(link)
-        attrs = np.zeros((n, k, 4), F32)
-        interp = []
-        for slot, (vs_reg, mode_name) in enumerate(link):
-            interp.append(mode_name)
-            if vs_reg is not None and vs_reg in res.outputs:
-                attrs[:, slot] = np.stack([_bcast(c, n, F32) for c in res.outputs[vs_reg]], axis=1)
+        _, pos, fs_inputs, attrs, interp = self._vertex_stage(vs, fs, fetched, vids, iids, info)
         # triangles per instance, instance after instance
         if apart:
             tris = np.concatenate(tris_by_draw)
@@ -1539,6 +1510,158 @@ class NumpipeContext:
             (select_triangles(ts, order[bounds[d] : bounds[d + 1]]), fs_inputs)
             for d in range(len(draws))
         ]
+
+    def _vertex_stage(self, vs, fs, fetched, vids, iids, info) -> tuple:
+        """Run the vertex shader over vertices ``vids`` (instances ``iids``);
+        returns (result, positions (n, 4), FragmentState inputs, the fragment
+        shader's inputs per vertex (n, K, 4), their interpolation modes)."""
+        from ..tgsi.compiler import ExecEnv
+
+        n = vids.size
+        sysvals = {
+            "VERTEXID": _sv_int(vids),
+            "VERTEXID_NOBASE": _sv_int(vids - (info.index_bias if info.index_size else 0)),
+            "INSTANCEID": _sv_int(iids),
+            "BASEVERTEX": _sv_int(np.full(n, info.index_bias if info.index_size else info.start)),
+            "BASEINSTANCE": _sv_int(np.full(n, info.start_instance)),
+            "DRAWID": _sv_int(np.full(n, info.drawid)),
+        }
+        res = vs.kernel(
+            ExecEnv(
+                n=n,
+                inputs=fetched,
+                consts=self._const_arrays(ShaderType.VERTEX),
+                system_values=sysvals,
+                textures=self._texture_bindings(ShaderType.VERTEX),
+            )
+        )
+        self.yield_point()
+        pos_reg = vs.kernel.output_index("POSITION")
+        if pos_reg is None:
+            pos = np.zeros((n, 4), F32)
+        else:
+            pos = np.stack([_bcast(c, n) for c in res.outputs[pos_reg]], axis=1).astype(F32)
+        # fragment shader linkage
+        fs_inputs, link = self._link(vs, fs)
+        attrs = np.zeros((n, len(link), 4), F32)
+        interp = []
+        for slot, (vs_reg, mode_name) in enumerate(link):
+            interp.append(mode_name)
+            if vs_reg is not None and vs_reg in res.outputs:
+                attrs[:, slot] = np.stack([_bcast(c, n, F32) for c in res.outputs[vs_reg]], axis=1)
+        return res, pos, fs_inputs, attrs, interp
+
+    def _front_end_points(self, info: DrawInfo, index_data: Any, vs, fs) -> list:
+        """The vertex pipeline of a POINTS draw.
+
+        Each vertex is a point of ``point_size`` pixels (or the vertex shader's
+        PSIZE with ``point_size_per_vertex``), at least one.  A point whose
+        centre lies outside the clip volume (or a user clip plane) is dropped,
+        as GL clips points; the others become a square, as llvmpipe sets them
+        up: the centre snapped to 1/256 pixel, the snapped width halved down
+        on the left and top, the square's edges under the triangle fill rule
+        (left and top edges in, right and bottom out).  Here the square is two
+        triangles, front-facing whatever the winding rules, never culled,
+        every attribute constant over it (the vertex's values)."""
+        rast = self._rast.state
+        if rast.point_quad_rasterization and rast.sprite_coord_enable:
+            raise UnsupportedError("point sprite coordinates are not implemented by numpipe yet")
+        if rast.point_smooth:
+            raise UnsupportedError("smooth (antialiased) points are not implemented by numpipe")
+        if any(d.semantic == "PCOORD" for d in fs.kernel.input_decls.values()):
+            raise UnsupportedError("PCOORD (gl_PointCoord) is not implemented by numpipe yet")
+        ids, _ = read_indices(
+            index_data,
+            info.index_size,
+            info.start,
+            info.count,
+            info.index_bias if info.index_size else 0,
+            bool(info.primitive_restart and info.index_size),
+            info.restart_index,
+        )
+        uniq, inverse = _unique_ids(ids, info.index_size)
+        nu, ninst = uniq.size, info.instance_count
+        vids = np.tile(uniq, ninst)
+        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
+        elements = list(self._velems.elements) if self._velems is not None else []
+        fetched = fetch_attributes(
+            elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
+        )
+        self.yield_point()
+        n = vids.size
+        res, pos, fs_inputs, attrs, interp = self._vertex_stage(vs, fs, fetched, vids, iids, info)
+        # the points, instance after instance, and their primitive ids
+        pts = np.concatenate([i * nu + inverse for i in range(ninst)])
+        prims = np.tile(np.arange(ids.size, dtype=np.int64), ninst) + np.repeat(
+            np.arange(ninst, dtype=np.int64) * ids.size, ids.size
+        )
+        psize_reg = vs.kernel.output_index("PSIZE")
+        if rast.point_size_per_vertex and psize_reg is not None:
+            size = _bcast(res.outputs[psize_reg][0], n, F32)[pts]
+        else:
+            size = np.full(pts.size, F32(rast.point_size), F32)
+        # clip: the centre against the active planes
+        ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
+        planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
+        centre = pos[pts]
+        keep = np.isfinite(centre).all(axis=1) & np.isfinite(size)
+        with np.errstate(invalid="ignore", over="ignore"):
+            for p in active:
+                keep &= clip.plane_distance(centre, planes[p]) >= 0
+        pts, prims, size = pts[keep], prims[keep], size[keep]
+        vp = self._viewports[0]
+        win, oow = viewport_transform(pos, vp.scale, vp.translate)
+        m = pts.size
+        # the square's corners in 1/256 pixels, exactly as llvmpipe's point setup
+        po = F32(0.5) if rast.half_pixel_center else F32(0.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            fxy = np.rint((win[pts, :2] - po).astype(F32) * F32(FIXED_ONE)).astype(np.int64)
+            fw = np.maximum(np.rint(size * F32(FIXED_ONE)), FIXED_ONE).astype(np.int64)
+        lo = fxy - (fw // 2)[:, None]
+        hi = lo + fw[:, None]
+        cx = np.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], 1)  # corners 0..3
+        cy = np.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], 1)
+        win4 = np.empty((m, 4, 3), F32)
+        win4[..., 0] = cx.astype(F32) / F32(FIXED_ONE) + po
+        win4[..., 1] = cy.astype(F32) / F32(FIXED_ONE) + po
+        win4[..., 2] = win[pts, 2][:, None]
+        oow4 = np.repeat(oow[pts], 4)
+        attrs4 = np.repeat(attrs[pts], 4, axis=0)
+        base = 4 * np.arange(m, dtype=np.int64)[:, None]
+        tris = (base[:, :, None] + np.array([[0, 1, 2], [0, 2, 3]])[None]).reshape(-1, 3)
+        fb = self._fb
+        region = (0, 0, fb.width - 1, fb.height - 1)
+        if rast.scissor:
+            sc = self._scissors[0]
+            region = (
+                max(0, sc.minx),
+                max(0, sc.miny),
+                min(fb.width, sc.maxx) - 1,
+                min(fb.height, sc.maxy) - 1,
+            )
+        ts = setup_triangles(
+            win4.reshape(-1, 3),
+            oow4,
+            tris,
+            attrs4,
+            ["constant" if mode == "constant" else "linear" for mode in interp],
+            region=region,
+            half_pixel_center=rast.half_pixel_center,
+            bottom_edge_rule=rast.bottom_edge_rule,
+            front_ccw=False,  # the corners wind clockwise: front-facing
+            prim_ids=np.repeat(prims, 2),
+        )
+        for q in self._active_queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += ids.size * ninst
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += ids.size * ninst
+                st.ia_primitives += ids.size * ninst
+                st.vs_invocations += n
+                st.c_invocations += ids.size * ninst
+                st.c_primitives += m
+        return [(ts, fs_inputs)]
 
     def _add_to_scene(self, ts, fs_inputs: list) -> None:
         """Capture the fragment state for a draw's triangles and add them to the scene."""

@@ -32,6 +32,27 @@ FS_GLSL = """#version 330
 out vec4 f_color;
 void main() {{ f_color = v_color; }}
 """
+# Points: the point size comes from the vertex (gl_PointSize / PSIZE, with
+# GL_PROGRAM_POINT_SIZE: Gallium's point_size_per_vertex).
+VS_GLSL_POINTS = """#version 330
+in vec4 in_pos;
+in vec4 in_color;
+in float in_size;
+{flat}out vec4 v_color;
+void main() {{ gl_Position = in_pos; gl_PointSize = in_size; v_color = in_color; }}
+"""
+VS_TGSI_POINTS = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL IN[2]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL OUT[2], PSIZE
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: MOV OUT[2], IN[2].xxxx
+  3: END
+"""
 VS_TGSI = """VERT
 DCL IN[0]
 DCL IN[1]
@@ -64,6 +85,7 @@ class RefScene:
     clear_color: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
     clear_depth: float = 1.0
     draws: list[tuple[int, int]] = field(default_factory=list)  # (first, count); empty: all
+    sizes: np.ndarray | None = None  # (N,) float32 point sizes (mode "points")
 
     def draw_list(self) -> list[tuple[int, int]]:
         if self.draws:
@@ -73,10 +95,19 @@ class RefScene:
 
     def glsl(self) -> tuple[str, str]:
         flat = "flat " if self.flat else ""
-        return VS_GLSL.format(flat=flat), FS_GLSL.format(flat=flat)
+        vs = VS_GLSL_POINTS if self.sizes is not None else VS_GLSL
+        return vs.format(flat=flat), FS_GLSL.format(flat=flat)
 
     def tgsi(self) -> tuple[str, str]:
-        return VS_TGSI, FS_TGSI.format(interp="CONSTANT" if self.flat else "PERSPECTIVE")
+        vs = VS_TGSI_POINTS if self.sizes is not None else VS_TGSI
+        return vs, FS_TGSI.format(interp="CONSTANT" if self.flat else "PERSPECTIVE")
+
+    def vertex_data(self) -> tuple[np.ndarray, str]:
+        """The interleaved vertex buffer (float32) and its moderngl layout."""
+        if self.sizes is None:
+            return self.vertices.astype(F32), "4f 4f"
+        data = np.concatenate([self.vertices, self.sizes[:, None]], axis=1)
+        return data.astype(F32), "4f 4f 1f"
 
 
 def _with_colors(
@@ -245,6 +276,32 @@ def strip_and_fan() -> RefScene:
     )
 
 
+def points(seed: int = 11, count: int = 90) -> RefScene:
+    """Points of sizes 0.3-20 px at random depths, some centres outside the
+    clip volume (dropped, however wide), a LESS depth test."""
+    rng = np.random.default_rng(seed)
+    pos = np.ones((count, 4), F32)
+    pos[:, 0:2] = rng.uniform(-1.2, 1.2, (count, 2))
+    pos[:, 2] = rng.uniform(-0.9, 0.9, count)
+    # a third of the centres on pixel centres, a third on the 1/256 grid
+    w, h = 48, 40
+    px = (pos[:, 0:2] * 0.5 + 0.5) * (w, h)
+    third = count // 3
+    px[:third] = np.floor(px[:third]) + 0.5
+    px[third : 2 * third] = np.round(px[third : 2 * third] * 256) / 256
+    pos[:, 0:2] = px / (w, h) * 2 - 1
+    sizes = rng.choice([0.3, 1.0, 1.5, 2.0, 2.5, 3.0, 3.7, 5.0, 8.25, 12.6, 20.0], count)
+    return RefScene(
+        "points",
+        w,
+        h,
+        _with_colors(pos, rng),
+        mode="points",
+        depth="less",
+        sizes=sizes.astype(F32),
+    )
+
+
 def all_scenes() -> list[RefScene]:
     return [
         gouraud_fullscreen(),
@@ -256,6 +313,7 @@ def all_scenes() -> list[RefScene]:
         strip_and_fan(),
         near_clip(),
         near_clip(flat=True),
+        points(),
     ]
 
 

@@ -68,6 +68,10 @@ def render(screen, ctx, scene: RefScene, zs_format=pipe.Format.Z24_UNORM_S8_UINT
         front_ccw=False,  # GL ccw on a user FBO is Gallium cw (Mesa inverts front_ccw)
         flatshade=scene.flat,
         point_size_per_vertex=scene.sizes is not None,  # GL_PROGRAM_POINT_SIZE
+        # GL 3.3 points are sprites; GL's upper-left point-coordinate origin is
+        # Gallium's lower left on a user FBO (rows counted up from GL's bottom)
+        point_quad_rasterization=True,
+        sprite_coord_mode=pipe.SpriteCoord.LOWER_LEFT,
     )
     ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
     if scene.depth:

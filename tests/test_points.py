@@ -132,15 +132,37 @@ def test_constant_colour_instances_and_primitives_generated(ctx, screen):
     assert np.array_equal(img[box(8, 13, 5, 10)], np.tile([64, 128, 191, 255], (25, 1)))
 
 
-@pytest.mark.parametrize(
-    "rast, msg",
-    [
-        (dict(point_quad_rasterization=True, sprite_coord_enable=1), "sprite"),
-        (dict(point_smooth=True), "smooth"),
-    ],
-)
-def test_unsupported_point_modes(ctx, screen, rast, msg):
-    rt = setup(screen, ctx, **rast)
-    with pytest.raises(UnsupportedError, match=msg):
+# GENERIC[1] shows the sprite coordinates when sprite_coord_enable has bit 1.
+FS_SPRITE = """FRAG
+DCL IN[0], GENERIC[1], PERSPECTIVE
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+@pytest.mark.parametrize("mode", [pipe.SpriteCoord.UPPER_LEFT, pipe.SpriteCoord.LOWER_LEFT])
+def test_sprite_coordinates(ctx, screen, mode):
+    rt = setup(
+        screen, ctx, point_quad_rasterization=True, sprite_coord_enable=0b10, sprite_coord_mode=mode
+    )
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_SPRITE)))
+    draw(ctx, rt, [point(10.0, 8.0, 4.0)])
+    img = read_rgba8(ctx, rt)[6:10, 8:12]
+    ramp = np.array([32, 96, 159, 223])  # (k + 0.5) / 4 as UNORM8
+    assert np.array_equal(img[..., 0], np.tile(ramp, (4, 1)))
+    t = ramp if mode == pipe.SpriteCoord.UPPER_LEFT else ramp[::-1]
+    assert np.array_equal(img[..., 1], np.tile(t[:, None], (1, 4)))
+    assert (img[..., 2] == 0).all() and (img[..., 3] == 255).all()
+    # without point_quad_rasterization GENERIC[1] is the vertex shader's (none: 0)
+    rt = setup(screen, ctx, sprite_coord_enable=0b10)
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_SPRITE)))
+    draw(ctx, rt, [point(10.0, 8.0, 4.0)])
+    assert not read_rgba8(ctx, rt)[6:10, 8:12].any()
+
+
+def test_smooth_points_unsupported(ctx, screen):
+    rt = setup(screen, ctx, point_smooth=True)
+    with pytest.raises(UnsupportedError, match="smooth"):
         draw(ctx, rt, [point(10.5, 7.5, 3.0)])
         ctx.flush().wait(None)

@@ -56,6 +56,7 @@ from ..pipe.enums import (
     RenderCond,
     ResetStatus,
     ShaderType,
+    SpriteCoord,
     Transfer,
 )
 from ..pipe.errors import (
@@ -1562,14 +1563,15 @@ class NumpipeContext:
         on the left and top, the square's edges under the triangle fill rule
         (left and top edges in, right and bottom out).  Here the square is two
         triangles, front-facing whatever the winding rules, never culled,
-        every attribute constant over it (the vertex's values)."""
+        every attribute constant over it (the vertex's values) except the
+        sprite coordinates: a PCOORD input, and with ``point_quad_rasterization``
+        the GENERIC inputs ``sprite_coord_enable`` names, run (s, t, 0, 1)
+        from 0 to 1 across the point, with llvmpipe's coefficients
+        (``s = (0.5 - ds*(x - offset)) + ds*px``, ds = 1 / the snapped width,
+        t likewise down the rows, or up them for PIPE_SPRITE_COORD_LOWER_LEFT)."""
         rast = self._rast.state
-        if rast.point_quad_rasterization and rast.sprite_coord_enable:
-            raise UnsupportedError("point sprite coordinates are not implemented by numpipe yet")
         if rast.point_smooth:
             raise UnsupportedError("smooth (antialiased) points are not implemented by numpipe")
-        if any(d.semantic == "PCOORD" for d in fs.kernel.input_decls.values()):
-            raise UnsupportedError("PCOORD (gl_PointCoord) is not implemented by numpipe yet")
         ids, _ = read_indices(
             index_data,
             info.index_size,
@@ -1639,18 +1641,35 @@ class NumpipeContext:
                 min(fb.width, sc.maxx) - 1,
                 min(fb.height, sc.maxy) - 1,
             )
+        sprite = self._sprite_slots(fs, rast)
         ts = setup_triangles(
             win4.reshape(-1, 3),
             oow4,
             tris,
             attrs4,
-            ["constant" if mode == "constant" else "linear" for mode in interp],
+            [
+                "constant" if mode == "constant" and k not in sprite else "linear"
+                for k, mode in enumerate(interp)
+            ],
             region=region,
             half_pixel_center=rast.half_pixel_center,
             bottom_edge_rule=rast.bottom_edge_rule,
             front_ccw=False,  # the corners wind clockwise: front-facing
             prim_ids=np.repeat(prims, 2),
         )
+        if sprite and m:
+            # two triangles a point, none dropped (finite, never culled, width >= 1 px)
+            assert ts.count == 2 * m
+            ds = (F32(FIXED_ONE) / fw.astype(F32)).astype(F32)
+            dt = -ds if rast.sprite_coord_mode == SpriteCoord.LOWER_LEFT else ds
+            s0 = F32(0.5) - ds * (win[pts, 0] - po)
+            t0 = F32(0.5) - dt * (win[pts, 1] - po)
+            coef = np.zeros((m, 3, 4), F32)
+            coef[:, 0, 0], coef[:, 1, 0] = s0, ds
+            coef[:, 0, 1], coef[:, 2, 1] = t0, dt
+            coef[:, 0, 3] = 1.0
+            for slot in sprite:
+                ts.inputs[:, slot] = np.repeat(coef, 2, axis=0)
         for q in self._active_queries:
             if q.type == QueryType.PRIMITIVES_GENERATED:
                 q.primitives += ids.size * ninst
@@ -1662,6 +1681,23 @@ class NumpipeContext:
                 st.c_invocations += ids.size * ninst
                 st.c_primitives += m
         return [(ts, fs_inputs)]
+
+    def _sprite_slots(self, fs, rast) -> list[int]:
+        """Attribute slots (see _link) that take point sprite coordinates."""
+        slots = []
+        attr = 0
+        for _, d in sorted(fs.kernel.input_decls.items()):
+            if d.semantic in ("POSITION", "FACE"):
+                continue
+            if d.semantic == "PCOORD" or (
+                rast.point_quad_rasterization
+                and d.semantic == "GENERIC"
+                and d.semantic_index < 32
+                and rast.sprite_coord_enable >> d.semantic_index & 1
+            ):
+                slots.append(attr)
+            attr += 1
+        return slots
 
     def _add_to_scene(self, ts, fs_inputs: list) -> None:
         """Capture the fragment state for a draw's triangles and add them to the scene."""

@@ -95,6 +95,8 @@ _CAPS: dict[Cap, int] = {
     Cap.SHAREABLE_SHADERS: 1,
     # compute (gallium/numpipe/compute.py): launch_grid with shader buffers
     Cap.COMPUTE: 1,
+    # points (context.py _front_end_points): sprite coordinates, PCOORD
+    Cap.POINT_SPRITE: 1,
     Cap.SHADER_BUFFER_OFFSET_ALIGNMENT: 4,
     Cap.DRAW_PARAMETERS: 1,
     Cap.TGSI_VS_LAYER_VIEWPORT: 0,

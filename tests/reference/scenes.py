@@ -86,6 +86,8 @@ class RefScene:
     clear_depth: float = 1.0
     draws: list[tuple[int, int]] = field(default_factory=list)  # (first, count); empty: all
     sizes: np.ndarray | None = None  # (N,) float32 point sizes (mode "points")
+    fs_glsl: str | None = None  # a fragment shader of its own (both forms, or neither)
+    fs_tgsi: str | None = None
 
     def draw_list(self) -> list[tuple[int, int]]:
         if self.draws:
@@ -96,11 +98,12 @@ class RefScene:
     def glsl(self) -> tuple[str, str]:
         flat = "flat " if self.flat else ""
         vs = VS_GLSL_POINTS if self.sizes is not None else VS_GLSL
-        return vs.format(flat=flat), FS_GLSL.format(flat=flat)
+        return vs.format(flat=flat), self.fs_glsl or FS_GLSL.format(flat=flat)
 
     def tgsi(self) -> tuple[str, str]:
         vs = VS_TGSI_POINTS if self.sizes is not None else VS_TGSI
-        return vs, FS_TGSI.format(interp="CONSTANT" if self.flat else "PERSPECTIVE")
+        fs = self.fs_tgsi or FS_TGSI.format(interp="CONSTANT" if self.flat else "PERSPECTIVE")
+        return vs, fs
 
     def vertex_data(self) -> tuple[np.ndarray, str]:
         """The interleaved vertex buffer (float32) and its moderngl layout."""
@@ -302,6 +305,55 @@ def points(seed: int = 11, count: int = 90) -> RefScene:
     )
 
 
+# Round points: gl_PointCoord, discarded outside the inscribed circle.  The
+# TGSI is what Mesa 22.3 compiles the GLSL to (SOFTPIPE_DEBUG=fs,use_tgsi).
+SPRITE_FS_GLSL = """#version 330
+in vec4 v_color;
+out vec4 f_color;
+void main() {
+    vec2 d = gl_PointCoord - vec2(0.5);
+    if (dot(d, d) > 0.25) discard;
+    f_color = vec4(gl_PointCoord, v_color.b, 1.0);
+}
+"""
+SPRITE_FS_TGSI = """FRAG
+DCL IN[0].xy, PCOORD, PERSPECTIVE
+DCL IN[1], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL TEMP[0]
+IMM[0] UINT32 {3204448256, 1048576000, 1065353216, 0}
+IMM[1] FLT32 {    1.0000,     0.0000,     0.0000,     0.0000}
+  0: ADD TEMP[0].xy, IN[0].xyxx, IMM[0].xxxx
+  1: DP2 TEMP[0].x, TEMP[0].xyxx, TEMP[0].xyxx
+  2: FSLT TEMP[0].x, IMM[0].yyyy, TEMP[0].xxxx
+  3: AND TEMP[0].x, TEMP[0].xxxx, IMM[1].xxxx
+  4: KILL_IF -TEMP[0].xxxx
+  5: MOV OUT[0].xy, IN[0].xyyy
+  6: MOV OUT[0].z, IN[1].zyzz
+  7: MOV OUT[0].w, IMM[0].zzzz
+  8: END
+"""
+
+
+def point_sprites(seed: int = 12, count: int = 70) -> RefScene:
+    """Round points from gl_PointCoord (sizes 3.3-17.7 px, arbitrary centres)."""
+    rng = np.random.default_rng(seed)
+    pos = np.ones((count, 4), F32)
+    pos[:, 0:2] = rng.uniform(-1.1, 1.1, (count, 2))
+    pos[:, 2] = 0.0
+    sizes = rng.choice([3.3, 5.7, 7.3, 9.9, 13.1, 17.7], count)
+    return RefScene(
+        "point_sprites",
+        64,
+        48,
+        _with_colors(pos, rng),
+        mode="points",
+        sizes=sizes.astype(F32),
+        fs_glsl=SPRITE_FS_GLSL,
+        fs_tgsi=SPRITE_FS_TGSI,
+    )
+
+
 def all_scenes() -> list[RefScene]:
     return [
         gouraud_fullscreen(),
@@ -314,6 +366,7 @@ def all_scenes() -> list[RefScene]:
         near_clip(),
         near_clip(flat=True),
         points(),
+        point_sprites(),
     ]
 
 

@@ -20,6 +20,9 @@ _MODES = {
     "triangle_strip": pipe.Prim.TRIANGLE_STRIP,
     "triangle_fan": pipe.Prim.TRIANGLE_FAN,
     "points": pipe.Prim.POINTS,
+    "lines": pipe.Prim.LINES,
+    "line_strip": pipe.Prim.LINE_STRIP,
+    "line_loop": pipe.Prim.LINE_LOOP,
 }
 _FUNCS = {
     "less": pipe.CompareFunc.LESS,
@@ -68,6 +71,7 @@ def render(screen, ctx, scene: RefScene, zs_format=pipe.Format.Z24_UNORM_S8_UINT
         front_ccw=False,  # GL ccw on a user FBO is Gallium cw (Mesa inverts front_ccw)
         flatshade=scene.flat,
         point_size_per_vertex=scene.sizes is not None,  # GL_PROGRAM_POINT_SIZE
+        line_width=scene.line_width,
         # GL 3.3 points are sprites; GL's upper-left point-coordinate origin is
         # Gallium's lower left on a user FBO (rows counted up from GL's bottom)
         point_quad_rasterization=True,

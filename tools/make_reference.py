@@ -71,7 +71,11 @@ def render(name: str) -> None:
         "triangle_strip": moderngl.TRIANGLE_STRIP,
         "triangle_fan": moderngl.TRIANGLE_FAN,
         "points": moderngl.POINTS,
+        "lines": moderngl.LINES,
+        "line_strip": moderngl.LINE_STRIP,
+        "line_loop": moderngl.LINE_LOOP,
     }
+    ctx.line_width = scene.line_width
     if scene.sizes is not None:
         ctx.enable(moderngl.PROGRAM_POINT_SIZE)
     for i, (first, count) in enumerate(scene.draw_list()):

@@ -87,12 +87,8 @@ def triangles(
     """Triangles of a draw as stream positions, plus their primitive ids."""
     mode = Prim(mode)
     if mode not in TRIANGLE_MODES:
-        if mode in LINE_MODES or mode == Prim.POINTS:
-            raise UnsupportedError(
-                f"{mode.name} rasterization is not implemented by numpipe yet "
-                "(triangle modes are: TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN, QUADS, "
-                "QUAD_STRIP, POLYGON)"
-            )
+        if mode in LINE_MODES or mode == Prim.POINTS:  # (the context sets these up itself)
+            raise bad_value("mode", "must be a triangle mode here", mode.name)
         raise UnsupportedError(f"primitive mode {mode.name} is not supported by numpipe")
     parts = []
     prim_ids = []

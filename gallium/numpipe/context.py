@@ -1222,6 +1222,8 @@ class NumpipeContext:
         info, mode, vs, fs, index_data = prepared
         if mode == Prim.POINTS:
             parts = self._front_end_points(info, index_data, vs, fs)
+        elif mode in (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP):
+            parts = self._front_end_lines(info, mode, index_data, vs, fs)
         else:
             parts = self._front_end([(info, mode, index_data)], vs, fs)
         for ts, state_fs in parts:
@@ -1681,6 +1683,86 @@ class NumpipeContext:
                 st.c_invocations += ids.size * ninst
                 st.c_primitives += m
         return [(ts, fs_inputs)]
+
+    def _front_end_lines(self, info: DrawInfo, mode: Prim, index_data: Any, vs, fs) -> list:
+        """The vertex pipeline of a LINES / LINE_STRIP / LINE_LOOP draw: the
+        segments are clipped as Mesa's draw module clips lines and set up as
+        llvmpipe sets them up (gallium/numpipe/lines.py)."""
+        from . import lines as ln
+
+        rast = self._rast.state
+        if rast.line_smooth:
+            raise UnsupportedError("smooth (antialiased) lines are not implemented by numpipe")
+        if rast.line_stipple_enable:
+            raise UnsupportedError("line stipple is not implemented by numpipe yet")
+        ids, cuts = read_indices(
+            index_data,
+            info.index_size,
+            info.start,
+            info.count,
+            info.index_bias if info.index_size else 0,
+            bool(info.primitive_restart and info.index_size),
+            info.restart_index,
+        )
+        seg, prim = ln.segments(mode, ids.size, cuts)
+        uniq, inverse = _unique_ids(ids, info.index_size)
+        nu, ninst = uniq.size, info.instance_count
+        vids = np.tile(uniq, ninst)
+        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
+        elements = list(self._velems.elements) if self._velems is not None else []
+        fetched = fetch_attributes(
+            elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
+        )
+        self.yield_point()
+        n = vids.size
+        _, pos, fs_inputs, attrs, interp = self._vertex_stage(vs, fs, fetched, vids, iids, info)
+        nseg = seg.shape[0]
+        lines = np.concatenate([i * nu + inverse[seg] for i in range(ninst)]).reshape(-1, 2)
+        prims = np.concatenate([prim + i * nseg for i in range(ninst)])
+        flat = attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
+        vp = self._viewports[0]
+        win, oow = viewport_transform(pos, vp.scale, vp.translate)
+        ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
+        planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
+        nin = lines.shape[0]
+        before = prims
+        pos, win, oow, attrs, lines, prims = ln.clip_lines(
+            pos, win, oow, attrs, lines, prims,
+            planes=planes, active=active, interp=interp, scale=vp.scale, translate=vp.translate,
+        )  # fmt: skip
+        flat = flat[np.searchsorted(before, prims)]  # prims are unique and ascending
+        self.yield_point()
+        ts = ln.setup_lines(
+            win, oow, lines, attrs, interp,
+            width=rast.line_width, region=self._draw_region(rast),
+            half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
+            flatshade_first=rast.flatshade_first, prim_ids=prims, flat_values=flat,
+        )  # fmt: skip
+        for q in self._active_queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += nin
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += ids.size * ninst
+                st.ia_primitives += nin
+                st.vs_invocations += n
+                st.c_invocations += nin
+                st.c_primitives += lines.shape[0]
+        return [(ts, fs_inputs)]
+
+    def _draw_region(self, rast) -> tuple[int, int, int, int]:
+        """The framebuffer, intersected with the scissor when enabled (inclusive)."""
+        fb = self._fb
+        region = (0, 0, fb.width - 1, fb.height - 1)
+        if rast.scissor:
+            sc = self._scissors[0]
+            region = (
+                max(0, sc.minx),
+                max(0, sc.miny),
+                min(fb.width, sc.maxx) - 1,
+                min(fb.height, sc.maxy) - 1,
+            )
+        return region
 
     def _sprite_slots(self, fs, rast) -> list[int]:
         """Attribute slots (see _link) that take point sprite coordinates."""

@@ -153,7 +153,7 @@ def _video_memory_mb() -> int:
 
 
 _CAPF: dict[CapF, float] = {
-    CapF.MAX_LINE_WIDTH: 0.0,
+    CapF.MAX_LINE_WIDTH: 255.0,
     CapF.MAX_LINE_WIDTH_AA: 0.0,
     CapF.MAX_POINT_WIDTH: 255.0,
     CapF.MAX_POINT_WIDTH_AA: 0.0,

@@ -86,6 +86,7 @@ class RefScene:
     clear_depth: float = 1.0
     draws: list[tuple[int, int]] = field(default_factory=list)  # (first, count); empty: all
     sizes: np.ndarray | None = None  # (N,) float32 point sizes (mode "points")
+    line_width: float = 1.0
     fs_glsl: str | None = None  # a fragment shader of its own (both forms, or neither)
     fs_tgsi: str | None = None
 
@@ -354,6 +355,44 @@ def point_sprites(seed: int = 12, count: int = 70) -> RefScene:
     )
 
 
+def lines(seed: int = 13, count: int = 60) -> RefScene:
+    """Random lines in perspective (w 0.5-2), some ends beyond the near or far
+    plane or the viewport (clipped), a third of the ends on pixel centres or
+    edges (the diamond rule's ties), a LESS depth test."""
+    rng = np.random.default_rng(seed)
+    w, h = 48, 40
+    pos = np.ones((2 * count, 4), F32)
+    xy = rng.uniform(-1.3, 1.3, (2 * count, 2))
+    px = (xy * 0.5 + 0.5) * (w, h)
+    third = 2 * count // 3
+    px[:third] = np.round(px[:third] * 2) / 2
+    xy = px / (w, h) * 2 - 1
+    wv = rng.uniform(0.5, 2.0, 2 * count)
+    pos[:, 0:2] = xy * wv[:, None]
+    pos[:, 2] = rng.uniform(-1.5, 1.5, 2 * count) * wv
+    pos[:, 3] = wv
+    return RefScene("lines", w, h, _with_colors(pos, rng), mode="lines", depth="less")
+
+
+def wide_line_strip(seed: int = 14, count: int = 40) -> RefScene:
+    """A flat-shaded line strip 3 pixels wide, ends on the half-pixel grid."""
+    rng = np.random.default_rng(seed)
+    w, h = 56, 40
+    px = np.round(rng.uniform(-4, (w + 4, h + 4), (count, 2)) * 2) / 2
+    pos = np.ones((count, 4), F32)
+    pos[:, 0:2] = px / (w, h) * 2 - 1
+    pos[:, 2] = 0.0
+    return RefScene(
+        "wide_line_strip",
+        w,
+        h,
+        _with_colors(pos, rng),
+        mode="line_strip",
+        flat=True,
+        line_width=3.0,
+    )
+
+
 def all_scenes() -> list[RefScene]:
     return [
         gouraud_fullscreen(),
@@ -367,6 +406,8 @@ def all_scenes() -> list[RefScene]:
         near_clip(flat=True),
         points(),
         point_sprites(),
+        lines(),
+        wide_line_strip(),
     ]
 
 

@@ -6,23 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import make_target, read_rgba8
+from scenes import VS_TGSI_POINTS
 
 from gallium import pipe
 from gallium.pipe.errors import UnsupportedError
 
 # IN[0] position, IN[1] colour, IN[2].x point size (PSIZE)
-VS = """VERT
-DCL IN[0]
-DCL IN[1]
-DCL IN[2]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-DCL OUT[2], PSIZE
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: MOV OUT[2], IN[2].xxxx
-  3: END
-"""
+VS = VS_TGSI_POINTS
 FS = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR

@@ -66,6 +66,7 @@ from ..tgsi.memory_api import (
     IMAGE_COORDS,
     MemoryRequest,
     atomic_words,
+    execute_by_unit,
     load_words,
     store_words,
     to_words,
@@ -228,25 +229,32 @@ def check_compute_cso(cso: Any) -> ComputeCSO | None:
 # ----------------------------------------------------------------------------
 
 
-def check_shader_buffers(shader: Any, start: Any, buffers: Any) -> tuple:
-    """Validate ``set_shader_buffers``: (stage, start, [ShaderBuffer copy or None])."""
-    from .resource import Resource
-
+def _check_binding_list(shader: Any, start: Any, items: Any, limit: int, kind: type, arg: str):
+    """The stage, start slot and item sequence of a set_shader_buffers /
+    set_shader_images call (items themselves are checked by the caller)."""
     try:
         stage = ShaderType(shader)
     except (ValueError, TypeError):
         raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
     if stage == ShaderType.TYPES:
         raise bad_value("shader", "must be a shader stage", stage.name)
-    start = check_int("start", start, 0, MAX_SHADER_BUFFERS)
-    if buffers is None:
-        buffers = []
-    if isinstance(buffers, ShaderBuffer) or not hasattr(buffers, "__len__"):
-        raise bad_type("buffers", "a sequence of pipe.ShaderBuffer or None", buffers)
-    if start + len(buffers) > MAX_SHADER_BUFFERS:
-        raise bad_value(
-            "buffers", f"start + len(buffers) must be <= {MAX_SHADER_BUFFERS}", len(buffers)
-        )
+    start = check_int("start", start, 0, limit)
+    if items is None:
+        items = []
+    if isinstance(items, kind) or not hasattr(items, "__len__"):
+        raise bad_type(arg, f"a sequence of pipe.{kind.__name__} or None", items)
+    if start + len(items) > limit:
+        raise bad_value(arg, f"start + len({arg}) must be <= {limit}", len(items))
+    return stage, start, items
+
+
+def check_shader_buffers(shader: Any, start: Any, buffers: Any) -> tuple:
+    """Validate ``set_shader_buffers``: (stage, start, [ShaderBuffer copy or None])."""
+    from .resource import Resource
+
+    stage, start, buffers = _check_binding_list(
+        shader, start, buffers, MAX_SHADER_BUFFERS, ShaderBuffer, "buffers"
+    )
     out: list[ShaderBuffer | None] = []
     for i, b in enumerate(buffers):
         arg = f"buffers[{i}]"
@@ -282,21 +290,9 @@ def check_shader_images(shader: Any, start: Any, images: Any) -> tuple:
     """Validate ``set_shader_images``: (stage, start, [ImageView copy or None])."""
     from .resource import Resource
 
-    try:
-        stage = ShaderType(shader)
-    except (ValueError, TypeError):
-        raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
-    if stage == ShaderType.TYPES:
-        raise bad_value("shader", "must be a shader stage", stage.name)
-    start = check_int("start", start, 0, MAX_SHADER_IMAGES)
-    if images is None:
-        images = []
-    if isinstance(images, ImageView) or not hasattr(images, "__len__"):
-        raise bad_type("images", "a sequence of pipe.ImageView or None", images)
-    if start + len(images) > MAX_SHADER_IMAGES:
-        raise bad_value(
-            "images", f"start + len(images) must be <= {MAX_SHADER_IMAGES}", len(images)
-        )
+    stage, start, images = _check_binding_list(
+        shader, start, images, MAX_SHADER_IMAGES, ImageView, "images"
+    )
     out: list[ImageView | None] = []
     for i, v in enumerate(images):
         arg = f"images[{i}]"
@@ -479,23 +475,7 @@ class ComputeMemory:
         return self.input, None, cso.input_size
 
     def execute(self, req: MemoryRequest) -> list[Any] | None:
-        n = req.n
-        mask = np.broadcast_to(np.asarray(req.mask, bool), (n,))
-        if np.ndim(req.unit) == 0:
-            return self._unit(req, int(req.unit), mask)
-        units = np.broadcast_to(np.asarray(req.unit, np.int64), (n,))
-        out: list[Any] | None = None
-        for u in np.unique(units[mask]):
-            sel = units == u
-            part = self._unit(req, int(u), mask & sel)
-            if part is None:
-                continue
-            if out is None:
-                out = [np.zeros(n, U32) for _ in range(4)]
-            out = [np.where(sel, p, o) for p, o in zip(part, out)]
-        if out is None and req.op != "store":
-            out = [np.zeros(n, U32) for _ in range(4)]
-        return out
+        return execute_by_unit(req, self._unit)
 
     def _unit(self, req: MemoryRequest, unit: int, mask: np.ndarray) -> list[Any] | None:
         base = None

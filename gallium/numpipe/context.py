@@ -954,12 +954,7 @@ class NumpipeContext:
 
     def _apply_shader_buffers(self, stage: ShaderType, start: int, buffers: list) -> None:
         """Bind validated shader buffers (see compute.check_shader_buffers)."""
-        slots = self._ssbos.setdefault(stage, {})
-        for i, b in enumerate(buffers):
-            if b is None:
-                slots.pop(start + i, None)
-            else:
-                slots[start + i] = b
+        _bind_slots(self._ssbos.setdefault(stage, {}), start, buffers)
 
     def set_shader_images(self, shader: ShaderType, start: int, images: Sequence[Any]) -> None:
         from .compute import check_shader_images
@@ -969,12 +964,7 @@ class NumpipeContext:
 
     def _apply_shader_images(self, stage: ShaderType, start: int, images: list) -> None:
         """Bind validated image views (see compute.check_shader_images)."""
-        slots = self._images.setdefault(stage, {})
-        for i, v in enumerate(images):
-            if v is None:
-                slots.pop(start + i, None)
-            else:
-                slots[start + i] = v
+        _bind_slots(self._images.setdefault(stage, {}), start, images)
 
     def set_constant_buffer(
         self, shader: ShaderType, index: int, cb: ConstantBuffer | None
@@ -1465,16 +1455,7 @@ class NumpipeContext:
         )
         win, oow, attrs, tris, prims = geo.win, geo.oow, geo.attrs, geo.tris, geo.prim_ids
         self.yield_point()
-        fb = self._fb
-        region = (0, 0, fb.width - 1, fb.height - 1)
-        if rast.scissor:
-            sc = self._scissors[0]
-            region = (
-                max(0, sc.minx),
-                max(0, sc.miny),
-                min(fb.width, sc.maxx) - 1,
-                min(fb.height, sc.maxy) - 1,
-            )
+        region = self._draw_region(rast)
         ts = setup_triangles(
             win,
             oow,
@@ -1554,6 +1535,31 @@ class NumpipeContext:
                 attrs[:, slot] = np.stack([_bcast(c, n, F32) for c in res.outputs[vs_reg]], axis=1)
         return res, pos, fs_inputs, attrs, interp
 
+    def _draw_vertices(self, info: DrawInfo, index_data: Any, vs, fs) -> tuple:
+        """Index read, fetch and vertex shader of one (instanced) draw: (ids,
+        restart cuts, each stream entry's vertex among the distinct ones, their
+        count, instances, then _vertex_stage's results over every instance)."""
+        ids, cuts = read_indices(
+            index_data,
+            info.index_size,
+            info.start,
+            info.count,
+            info.index_bias if info.index_size else 0,
+            bool(info.primitive_restart and info.index_size),
+            info.restart_index,
+        )
+        uniq, inverse = _unique_ids(ids, info.index_size)
+        nu, ninst = uniq.size, info.instance_count
+        vids = np.tile(uniq, ninst)
+        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
+        elements = list(self._velems.elements) if self._velems is not None else []
+        fetched = fetch_attributes(
+            elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
+        )
+        self.yield_point()
+        staged = self._vertex_stage(vs, fs, fetched, vids, iids, info)
+        return (ids, cuts, inverse, nu, ninst, *staged)
+
     def _front_end_points(self, info: DrawInfo, index_data: Any, vs, fs) -> list:
         """The vertex pipeline of a POINTS draw.
 
@@ -1574,26 +1580,10 @@ class NumpipeContext:
         rast = self._rast.state
         if rast.point_smooth:
             raise UnsupportedError("smooth (antialiased) points are not implemented by numpipe")
-        ids, _ = read_indices(
-            index_data,
-            info.index_size,
-            info.start,
-            info.count,
-            info.index_bias if info.index_size else 0,
-            bool(info.primitive_restart and info.index_size),
-            info.restart_index,
+        ids, _, inverse, nu, ninst, res, pos, fs_inputs, attrs, interp = self._draw_vertices(
+            info, index_data, vs, fs
         )
-        uniq, inverse = _unique_ids(ids, info.index_size)
-        nu, ninst = uniq.size, info.instance_count
-        vids = np.tile(uniq, ninst)
-        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
-        elements = list(self._velems.elements) if self._velems is not None else []
-        fetched = fetch_attributes(
-            elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
-        )
-        self.yield_point()
-        n = vids.size
-        res, pos, fs_inputs, attrs, interp = self._vertex_stage(vs, fs, fetched, vids, iids, info)
+        n = pos.shape[0]
         # the points, instance after instance, and their primitive ids
         pts = np.concatenate([i * nu + inverse for i in range(ninst)])
         prims = np.tile(np.arange(ids.size, dtype=np.int64), ninst) + np.repeat(
@@ -1633,16 +1623,7 @@ class NumpipeContext:
         attrs4 = np.repeat(attrs[pts], 4, axis=0)
         base = 4 * np.arange(m, dtype=np.int64)[:, None]
         tris = (base[:, :, None] + np.array([[0, 1, 2], [0, 2, 3]])[None]).reshape(-1, 3)
-        fb = self._fb
-        region = (0, 0, fb.width - 1, fb.height - 1)
-        if rast.scissor:
-            sc = self._scissors[0]
-            region = (
-                max(0, sc.minx),
-                max(0, sc.miny),
-                min(fb.width, sc.maxx) - 1,
-                min(fb.height, sc.maxy) - 1,
-            )
+        region = self._draw_region(rast)
         sprite = self._sprite_slots(fs, rast)
         ts = setup_triangles(
             win4.reshape(-1, 3),
@@ -1695,27 +1676,11 @@ class NumpipeContext:
             raise UnsupportedError("smooth (antialiased) lines are not implemented by numpipe")
         if rast.line_stipple_enable:
             raise UnsupportedError("line stipple is not implemented by numpipe yet")
-        ids, cuts = read_indices(
-            index_data,
-            info.index_size,
-            info.start,
-            info.count,
-            info.index_bias if info.index_size else 0,
-            bool(info.primitive_restart and info.index_size),
-            info.restart_index,
+        ids, cuts, inverse, nu, ninst, _, pos, fs_inputs, attrs, interp = self._draw_vertices(
+            info, index_data, vs, fs
         )
+        n = pos.shape[0]
         seg, prim = ln.segments(mode, ids.size, cuts)
-        uniq, inverse = _unique_ids(ids, info.index_size)
-        nu, ninst = uniq.size, info.instance_count
-        vids = np.tile(uniq, ninst)
-        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
-        elements = list(self._velems.elements) if self._velems is not None else []
-        fetched = fetch_attributes(
-            elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
-        )
-        self.yield_point()
-        n = vids.size
-        _, pos, fs_inputs, attrs, interp = self._vertex_stage(vs, fs, fetched, vids, iids, info)
         nseg = seg.shape[0]
         lines = np.concatenate([i * nu + inverse[seg] for i in range(ninst)]).reshape(-1, 2)
         prims = np.concatenate([prim + i * nseg for i in range(ninst)])
@@ -2378,6 +2343,15 @@ _ = (time, PipeValueError)
 
 def _no_yield() -> None:
     """The direct context's yield point: nothing to hand over."""
+
+
+def _bind_slots(slots: dict, start: int, items: list) -> None:
+    """Bind ``items`` at slots ``start``.. of ``slots`` (None unbinds)."""
+    for i, item in enumerate(items):
+        if item is None:
+            slots.pop(start + i, None)
+        else:
+            slots[start + i] = item
 
 
 def _unique_ids(ids: np.ndarray, indexed: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -112,6 +112,28 @@ class MemoryUnits(Protocol):
         ...
 
 
+def execute_by_unit(req: MemoryRequest, run: Any) -> list[Any] | None:
+    """Perform ``req`` with ``run(req, unit, mask)`` once per register it
+    addresses (per-lane ``unit`` arrays split it), merging the results."""
+    n = req.n
+    mask = np.broadcast_to(np.asarray(req.mask, bool), (n,))
+    if np.ndim(req.unit) == 0:
+        return run(req, int(req.unit), mask)
+    units = np.broadcast_to(np.asarray(req.unit, np.int64), (n,))
+    out: list[Any] | None = None
+    for u in np.unique(units[mask]):
+        sel = units == u
+        part = run(req, int(u), mask & sel)
+        if part is None:
+            continue
+        if out is None:
+            out = [np.zeros(n, U32) for _ in range(4)]
+        out = [np.where(sel, p, o) for p, o in zip(part, out)]
+    if out is None and req.op != "store":
+        out = [np.zeros(n, U32) for _ in range(4)]
+    return out
+
+
 # ----------------------------------------------------------------------------
 # Reference implementation
 # ----------------------------------------------------------------------------
@@ -143,23 +165,7 @@ class ReferenceMemory:
     images: dict[int, ReferenceImage] = field(default_factory=dict)
 
     def execute(self, req: MemoryRequest) -> list[Any] | None:
-        n = req.n
-        mask = np.broadcast_to(np.asarray(req.mask, bool), (n,))
-        if np.ndim(req.unit) == 0:
-            return self._execute_unit(req, int(req.unit), mask)
-        units = np.broadcast_to(np.asarray(req.unit, np.int64), (n,))
-        out: list[Any] | None = None
-        for u in np.unique(units[mask]):
-            part = self._execute_unit(req, int(u), mask & (units == u))
-            if part is None:
-                continue
-            sel = units == u
-            if out is None:
-                out = [np.zeros(n, U32) for _ in range(4)]
-            out = [np.where(sel, p, o) for p, o in zip(part, out)]
-        if out is None and req.op != "store":
-            out = [np.zeros(n, U32) for _ in range(4)]
-        return out
+        return execute_by_unit(req, self._execute_unit)
 
     def _execute_unit(self, req: MemoryRequest, unit: int, mask: np.ndarray) -> list[Any] | None:
         if req.file in ("BUFFER", "MEMORY"):

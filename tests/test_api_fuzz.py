@@ -159,6 +159,11 @@ CALLS = {
         scissor=small,
         fill_front=small,
         clip_plane_enable=small,
+        point_size=st.one_of(st.floats(allow_nan=True, allow_infinity=True), junk),
+        line_width=st.one_of(st.floats(allow_nan=True, allow_infinity=True), junk),
+        point_quad_rasterization=st.booleans(),
+        sprite_coord_enable=small,
+        point_size_per_vertex=st.booleans(),
     ).map(lambda r: ("create_and_bind", "rasterizer", r)),
     "create_sampler_state": st.builds(
         pipe.SamplerState,

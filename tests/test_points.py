@@ -9,7 +9,7 @@ from helpers import make_target, read_rgba8
 from scenes import VS_TGSI_POINTS
 
 from gallium import pipe
-from gallium.pipe.errors import UnsupportedError
+from gallium.pipe.errors import PipeValueError, UnsupportedError
 
 # IN[0] position, IN[1] colour, IN[2].x point size (PSIZE)
 VS = VS_TGSI_POINTS
@@ -156,3 +156,15 @@ def test_smooth_points_unsupported(ctx, screen):
     with pytest.raises(UnsupportedError, match="smooth"):
         draw(ctx, rt, [point(10.5, 7.5, 3.0)])
         ctx.flush().wait(None)
+
+
+def test_sizes_are_checked_and_capped(ctx, screen):
+    for field, value in (("point_size", float("nan")), ("line_width", -1.0)):
+        with pytest.raises(PipeValueError, match=f"state.{field} must be a finite number"):
+            ctx.create_rasterizer_state(pipe.RasterizerState(**{field: value}))
+    assert screen.get_paramf(pipe.CapF.MAX_POINT_WIDTH) == 255.0
+    rt = setup(screen, ctx)
+    # a per-vertex size of 1000 draws 255 pixels wide: the whole 32x24 target here
+    assert draw(ctx, rt, [point(16.0, 12.0, 1000.0)]).all()
+    # a NaN size drops the point
+    assert not draw(ctx, rt, [point(16.0, 12.0, float("nan"))]).any()

@@ -113,7 +113,7 @@ from .scene import (
     make_color_target,
     make_depth_target,
 )
-from .screen import MAX_TEXTURE_SIZE
+from .screen import MAX_LINE_WIDTH, MAX_POINT_WIDTH, MAX_TEXTURE_SIZE
 from .setup import FIXED_ONE, select_triangles, setup_triangles, viewport_transform
 
 F32 = np.float32
@@ -1594,6 +1594,7 @@ class NumpipeContext:
             size = _bcast(res.outputs[psize_reg][0], n, F32)[pts]
         else:
             size = np.full(pts.size, F32(rast.point_size), F32)
+        size = np.minimum(size, F32(MAX_POINT_WIDTH))  # (NaN stays NaN: dropped below)
         # clip: the centre against the active planes
         ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
         planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
@@ -1699,7 +1700,7 @@ class NumpipeContext:
         self.yield_point()
         ts = ln.setup_lines(
             win, oow, lines, attrs, interp,
-            width=rast.line_width, region=self._draw_region(rast),
+            width=min(rast.line_width, MAX_LINE_WIDTH), region=self._draw_region(rast),
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
             flatshade_first=rast.flatshade_first, prim_ids=prims, flat_values=flat,
         )  # fmt: skip

@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import enum
 import itertools
+import math
 import numbers
 import threading
 from dataclasses import dataclass, field
@@ -256,6 +257,10 @@ def make_rasterizer(templ: RasterizerState) -> RasterizerCSO:
         raise UnsupportedError("polygon offset is not implemented by numpipe yet")
     if templ.light_twoside:
         raise UnsupportedError("two-sided lighting (light_twoside) is not implemented yet")
+    for name in ("line_width", "point_size"):
+        v = float(getattr(templ, name))
+        if not (math.isfinite(v) and v >= 0.0):
+            raise bad_value(f"state.{name}", "must be a finite number >= 0", v)
     st = copy.deepcopy(templ)
     return RasterizerCSO(st, bool(cull & Face.FRONT), bool(cull & Face.BACK))
 

@@ -152,10 +152,14 @@ def _video_memory_mb() -> int:
         return 1024
 
 
+# wider points and lines are drawn this wide (llvmpipe's limits)
+MAX_POINT_WIDTH = 255.0
+MAX_LINE_WIDTH = 255.0
+
 _CAPF: dict[CapF, float] = {
-    CapF.MAX_LINE_WIDTH: 255.0,
+    CapF.MAX_LINE_WIDTH: MAX_LINE_WIDTH,
     CapF.MAX_LINE_WIDTH_AA: 0.0,
-    CapF.MAX_POINT_WIDTH: 255.0,
+    CapF.MAX_POINT_WIDTH: MAX_POINT_WIDTH,
     CapF.MAX_POINT_WIDTH_AA: 0.0,
     CapF.MAX_TEXTURE_ANISOTROPY: 0.0,
     CapF.MAX_TEXTURE_LOD_BIAS: 16.0,

@@ -40,7 +40,8 @@ class FragmentState:
     """
 
     kernel: Any
-    fs_inputs: list[tuple[int, str, int]]  # (IN register, "attr"|"pos"|"face"|"zero", slot)
+    # (IN register, "attr"|"pos"|"face"|"primid"|"zero", slot)
+    fs_inputs: list[tuple[int, str, int]]
     consts: list[Any]
     textures: Any
     color_outputs: list[int | None]  # per cbuf: FS OUT register (None: not written)
@@ -70,6 +71,12 @@ class FragmentState:
     passthrough: dict[int, int] | None = None
     # The shader is one TEX of an interpolated input (see texpass_info), else None.
     texpass: Any = None
+
+    @property
+    def reads_primid(self) -> bool:
+        """The shader reads PRIM_ID: triangles of different primitives are
+        never shaded as one rectangle."""
+        return any(kind == "primid" for _, kind, _ in self.fs_inputs)
 
     @property
     def depth_enabled(self) -> bool:

@@ -196,6 +196,8 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
             while i < end:
                 t = int(ids[i])
                 pair = _pair(ts, t) if i + 1 < end and int(ids[i + 1]) == t + 1 else None
+                if pair is not None and state.reads_primid and ts.prim_id[t] != ts.prim_id[t + 1]:
+                    pair = None
                 if pair is not None and (pair[0] or _mixable(state, ts)):
                     _dense_pair(scene, state, ts, t, pair, y0, y1, band)
                     i += 2
@@ -883,6 +885,14 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
                 if isinstance(geom, _SparseGeom):
                     f = f.repeat(4)
             inputs[reg] = [f, F32(0.0), F32(0.0), F32(1.0)]
+        elif kind == "primid":  # integer bits, as every TGSI register holds them
+            if geom.dense:
+                pid = ts.prim_id[geom.t : geom.t + 1].astype(np.int32).view(F32)[0]
+            else:
+                pid = ts.prim_id[geom.tq].astype(np.int32).view(F32)
+                if isinstance(geom, _SparseGeom):
+                    pid = pid.repeat(4)
+            inputs[reg] = [pid, pid, pid, pid]
         else:
             inputs[reg] = None
     env = ExecEnv(

@@ -1778,6 +1778,9 @@ class NumpipeContext:
             if sem == "FACE":
                 fs_inputs.append((reg, "face", 0))
                 continue
+            if sem == "PRIM_ID":  # the primitive's index in its draw (an integer)
+                fs_inputs.append((reg, "primid", 0))
+                continue
             mode = d.interpolate
             if mode is None:
                 mode = "COLOR" if sem in ("COLOR", "BCOLOR") else "PERSPECTIVE"

@@ -393,6 +393,50 @@ def wide_line_strip(seed: int = 14, count: int = 40) -> RefScene:
     )
 
 
+# gl_PrimitiveID in the fragment shader (TGSI: Mesa 22.3's, SOFTPIPE_DEBUG=fs).
+PRIMID_FS_GLSL = """#version 330
+in vec4 v_color;
+out vec4 f_color;
+void main() { f_color = vec4(float(gl_PrimitiveID % 7) / 6.0, v_color.g, v_color.b, 1.0); }
+"""
+PRIMID_FS_TGSI = """FRAG
+DCL IN[0].x, PRIM_ID, CONSTANT
+DCL IN[1], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL TEMP[0]
+IMM[0] UINT32 {7, 1086324736, 1065353216, 0}
+  0: UMOD TEMP[0].x, IN[0].xxxx, IMM[0].xxxx
+  1: I2F TEMP[0].x, TEMP[0].xxxx
+  2: DIV OUT[0].x, TEMP[0].xxxx, IMM[0].yyyy
+  3: MOV OUT[0].yz, IN[1].yyzz
+  4: MOV OUT[0].w, IMM[0].zzzz
+  5: END
+"""
+
+
+def primitive_id(seed: int = 15) -> RefScene:
+    """Random triangles and a fan coloured by gl_PrimitiveID (adjacent
+    triangles of different primitives are never one rectangle)."""
+    base = random_triangles(seed, count=50, size=96)
+    fan = np.array(
+        [[0.0, 0.0, 0, 1]] + [[np.cos(a), np.sin(a), 0, 1] for a in np.linspace(0, 6.3, 12)],
+        F32,
+    )
+    rng = np.random.default_rng(seed)
+    verts = np.concatenate([base.vertices, _with_colors(fan, rng)])
+    n = base.vertices.shape[0]
+    return RefScene(
+        "primitive_id",
+        96,
+        96,
+        verts,
+        mode="mixed_fan",
+        draws=[(0, n), (n, fan.shape[0])],
+        fs_glsl=PRIMID_FS_GLSL,
+        fs_tgsi=PRIMID_FS_TGSI,
+    )
+
+
 def all_scenes() -> list[RefScene]:
     return [
         gouraud_fullscreen(),
@@ -408,6 +452,7 @@ def all_scenes() -> list[RefScene]:
         point_sprites(),
         lines(),
         wide_line_strip(),
+        primitive_id(),
     ]
 
 
@@ -421,4 +466,6 @@ def scene_by_name(name: str) -> RefScene:
 def draw_mode(scene: RefScene, draw_index: int) -> str:
     if scene.mode == "mixed":
         return ("triangle_strip", "triangle_fan")[draw_index]
+    if scene.mode == "mixed_fan":
+        return ("triangles", "triangle_fan")[draw_index]
     return scene.mode

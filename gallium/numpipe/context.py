@@ -1702,7 +1702,7 @@ class NumpipeContext:
             win, oow, lines, attrs, interp,
             width=min(rast.line_width, MAX_LINE_WIDTH), region=self._draw_region(rast),
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
-            flatshade_first=rast.flatshade_first, prim_ids=prims, flat_values=flat,
+            prim_ids=prims, flat_values=flat,
         )  # fmt: skip
         for q in self._active_queries:
             if q.type == QueryType.PRIMITIVES_GENERATED:

@@ -45,13 +45,14 @@ LINE_MODES = (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP)
 def segments(mode: Prim, n: int, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A line draw's segments as (L, 2) stream positions and their primitive ids
     (restart ``cuts`` start new strips and loops)."""
+    if mode not in LINE_MODES:
+        raise bad_value("info.mode", "is not a line mode", mode)
     bounds = [0, *(int(c) for c in cuts), n]
     parts = []
     for a, b in itertools.pairwise(bounds):
         k = b - a
         if mode == Prim.LINES:
-            m = k // 2
-            s = a + 2 * np.arange(m, dtype=np.int64)
+            s = a + 2 * np.arange(k // 2, dtype=np.int64)
             parts.append(np.stack([s, s + 1], 1))
         elif k >= 2:
             s = np.arange(a, b - 1, dtype=np.int64)
@@ -59,8 +60,6 @@ def segments(mode: Prim, n: int, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarr
             if mode == Prim.LINE_LOOP:
                 seg = np.concatenate([seg, [[b - 1, a]]])
             parts.append(seg)
-        elif mode not in LINE_MODES:
-            raise bad_value("info.mode", "is not a line mode", mode)
     if not parts:
         return np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
     lines = np.concatenate(parts)
@@ -279,7 +278,7 @@ def _between(v: np.ndarray, closed_low: bool) -> np.ndarray:
 
 def setup_lines(
     win, oow, lines, attrs, interp, *, width, region, half_pixel_center, bottom_edge_rule,
-    flatshade_first, prim_ids, flat_values,
+    prim_ids, flat_values,
 ) -> TriangleSet:  # fmt: skip
     """Set up segments ``lines`` (L, 2) as llvmpipe does: two triangles each
     over its parallelogram, with the line's own attribute, z and 1/w planes.

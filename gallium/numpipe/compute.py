@@ -6,7 +6,8 @@ A compute program is a COMP TGSI shader compiled like any other stage: one
 call of its kernel runs many invocations at once, lane by lane, instruction
 by instruction.  A call holds whole blocks (``block`` invocations each, in
 linear order ``x + bx * (y + by * z)``), at most ``ComputeCSO.lanes``
-(64k, or 256k for short programs) unless one block has more, so
+(64k, or 256k for short programs) and at most 16 MiB of SHARED and PRIVATE
+memory (``CALL_MEMORY``), but always at least one block, so
 
 * BARRIER and MEMBAR need nothing: every invocation of a block is in the same
   call, and each instruction finishes for every lane before the next starts;
@@ -17,7 +18,9 @@ linear order ``x + bx * (y + by * z)``), at most ``ComputeCSO.lanes``
 * BUFFER[i] is the shader buffer bound at slot i of the compute stage (an
   unbound slot is a buffer of size 0: loads read zero, stores are dropped);
   the memory rules are those of :mod:`gallium.tgsi.memory_api` (lane order,
-  bounds, atomics one lane after another).
+  bounds, atomics one lane after another); IMAGE[i] is the image view bound
+  at slot i (:class:`ImageUnit`: texels through the view format's unpack and
+  pack, atomics on R32 formats).
 
 The calls of a grid are the units of one pool job, so the workers share them.
 A unit's lanes depend on the grid only, never on the number of workers, so

@@ -168,3 +168,15 @@ def test_sizes_are_checked_and_capped(ctx, screen):
     assert draw(ctx, rt, [point(16.0, 12.0, 1000.0)]).all()
     # a NaN size drops the point
     assert not draw(ctx, rt, [point(16.0, 12.0, float("nan"))]).any()
+
+
+def test_points_outside_the_scissor_with_sprite_coordinates(ctx, screen):
+    """A point the scissor rejects entirely is dropped by setup; the sprite
+    coordinates of the others still go to their own points."""
+    rt = setup(screen, ctx, scissor=True, point_quad_rasterization=True, sprite_coord_enable=0b10)
+    ctx.set_scissor_states(0, [pipe.ScissorState(0, 0, 16, 24)])
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_SPRITE)))
+    draw(ctx, rt, [point(24.0, 8.0, 4.0), point(10.0, 8.0, 4.0)])
+    img = read_rgba8(ctx, rt)
+    assert not img[:, 16:].any()
+    assert img[6:10, 8:12, 0].tolist() == [[32, 96, 159, 223]] * 4

@@ -1434,6 +1434,35 @@ class NumpipeContext:
         if grouped:  # tag each triangle with its draw: (draw << 32) | primitive id
             prims = (np.concatenate(tag_parts) << 32) | prims.astype(np.int64)
         ntri_in = tris.shape[0]
+        ts, nclipped = self._triangle_stage(pos, attrs, interp, tris, prims, grouped)
+        self.yield_point()
+        for q in self._active_queries:  # (never active for a group)
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += prim_stream.size and (int(prim_stream.max()) + 1) * ninst
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += nstream * ninst
+                st.ia_primitives += ntri_in
+                st.vs_invocations += n
+                st.c_invocations += ntri_in
+                st.c_primitives += nclipped
+        if not grouped:
+            return [(ts, fs_inputs)]
+        wide = ts.prim_id.astype(np.int64)  # (an empty set comes back as int32)
+        tag = wide >> 32
+        ts.prim_id = (wide & 0xFFFFFFFF).astype(np.int32)
+        order = np.argsort(tag, kind="stable")
+        bounds = np.searchsorted(tag[order], np.arange(len(draws) + 1))
+        return [
+            (select_triangles(ts, order[bounds[d] : bounds[d + 1]]), fs_inputs)
+            for d in range(len(draws))
+        ]
+
+    def _triangle_stage(self, pos, attrs, interp, tris, prims, wide: bool = False) -> tuple:
+        """Viewport transform, clipping and setup of triangles ``tris`` over
+        vertices ``pos`` (clip space) with inputs ``attrs``: (TriangleSet, the
+        number of triangles clipping left)."""
+        rast = self._rast.state
         # viewport transform (fused, as the draw module's vertex stage), then clipping
         vp = self._viewports[0]
         win, oow = viewport_transform(pos, vp.scale, vp.translate)
@@ -1455,14 +1484,13 @@ class NumpipeContext:
         )
         win, oow, attrs, tris, prims = geo.win, geo.oow, geo.attrs, geo.tris, geo.prim_ids
         self.yield_point()
-        region = self._draw_region(rast)
         ts = setup_triangles(
             win,
             oow,
             tris,
             attrs,
             interp,
-            region=region,
+            region=self._draw_region(rast),
             half_pixel_center=rast.half_pixel_center,
             bottom_edge_rule=rast.bottom_edge_rule,
             front_ccw=rast.front_ccw,
@@ -1470,30 +1498,9 @@ class NumpipeContext:
             cull_back=self._rast.cull_back,
             flatshade_first=rast.flatshade_first,
             prim_ids=prims,
-            wide_prim_ids=grouped,
+            wide_prim_ids=wide,
         )
-        self.yield_point()
-        for q in self._active_queries:  # (never active for a group)
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += prim_stream.size and (int(prim_stream.max()) + 1) * ninst
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += nstream * ninst
-                st.ia_primitives += ntri_in
-                st.vs_invocations += n
-                st.c_invocations += ntri_in
-                st.c_primitives += tris.shape[0]
-        if not grouped:
-            return [(ts, fs_inputs)]
-        wide = ts.prim_id.astype(np.int64)  # (an empty set comes back as int32)
-        tag = wide >> 32
-        ts.prim_id = (wide & 0xFFFFFFFF).astype(np.int32)
-        order = np.argsort(tag, kind="stable")
-        bounds = np.searchsorted(tag[order], np.arange(len(draws) + 1))
-        return [
-            (select_triangles(ts, order[bounds[d] : bounds[d + 1]]), fs_inputs)
-            for d in range(len(draws))
-        ]
+        return ts, tris.shape[0]
 
     def _vertex_stage(self, vs, fs, fetched, vids, iids, info) -> tuple:
         """Run the vertex shader over vertices ``vids`` (instances ``iids``);
@@ -1590,8 +1597,29 @@ class NumpipeContext:
             np.arange(ninst, dtype=np.int64) * ids.size, ids.size
         )
         psize_reg = vs.kernel.output_index("PSIZE")
+        psize = None
         if rast.point_size_per_vertex and psize_reg is not None:
-            size = _bcast(res.outputs[psize_reg][0], n, F32)[pts]
+            psize = _bcast(res.outputs[psize_reg][0], n, F32)
+        ts, m = self._point_stage(pos, attrs, interp, pts, prims, psize, fs)
+        for q in self._active_queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += ids.size * ninst
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += ids.size * ninst
+                st.ia_primitives += ids.size * ninst
+                st.vs_invocations += n
+                st.c_invocations += ids.size * ninst
+                st.c_primitives += m
+        return [(ts, fs_inputs)]
+
+    def _point_stage(self, pos, attrs, interp, pts, prims, psize, fs) -> tuple:
+        """Clipping and setup of points at vertices ``pts`` (see
+        _front_end_points); ``psize`` the per-vertex sizes or None for the
+        rasterizer's: (TriangleSet, the number of points clipping left)."""
+        rast = self._rast.state
+        if psize is not None:
+            size = psize[pts]
         else:
             size = np.full(pts.size, F32(rast.point_size), F32)
         size = np.minimum(size, F32(MAX_POINT_WIDTH))  # (NaN stays NaN: dropped below)
@@ -1624,7 +1652,6 @@ class NumpipeContext:
         attrs4 = np.repeat(attrs[pts], 4, axis=0)
         base = 4 * np.arange(m, dtype=np.int64)[:, None]
         tris = (base[:, :, None] + np.array([[0, 1, 2], [0, 2, 3]])[None]).reshape(-1, 3)
-        region = self._draw_region(rast)
         sprite = self._sprite_slots(fs, rast)
         ts = setup_triangles(
             win4.reshape(-1, 3),
@@ -1635,15 +1662,16 @@ class NumpipeContext:
                 "constant" if mode == "constant" and k not in sprite else "linear"
                 for k, mode in enumerate(interp)
             ],
-            region=region,
+            region=self._draw_region(rast),
             half_pixel_center=rast.half_pixel_center,
             bottom_edge_rule=rast.bottom_edge_rule,
             front_ccw=False,  # the corners wind clockwise: front-facing
-            prim_ids=np.repeat(prims, 2),
+            prim_ids=np.arange(2 * m, dtype=np.int64),  # (each triangle's point: id // 2)
+            wide_prim_ids=True,
         )
-        if sprite and m:
-            # two triangles a point, none dropped (finite, never culled, width >= 1 px)
-            assert ts.count == 2 * m
+        point = ts.prim_id.astype(np.int64) // 2
+        ts.prim_id = prims[point].astype(np.int32)
+        if sprite and ts.count:
             ds = (F32(FIXED_ONE) / fw.astype(F32)).astype(F32)
             dt = -ds if rast.sprite_coord_mode == SpriteCoord.LOWER_LEFT else ds
             s0 = F32(0.5) - ds * (win[pts, 0] - po)
@@ -1653,18 +1681,8 @@ class NumpipeContext:
             coef[:, 0, 1], coef[:, 2, 1] = t0, dt
             coef[:, 0, 3] = 1.0
             for slot in sprite:
-                ts.inputs[:, slot] = np.repeat(coef, 2, axis=0)
-        for q in self._active_queries:
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += ids.size * ninst
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += ids.size * ninst
-                st.ia_primitives += ids.size * ninst
-                st.vs_invocations += n
-                st.c_invocations += ids.size * ninst
-                st.c_primitives += m
-        return [(ts, fs_inputs)]
+                ts.inputs[:, slot] = coef[point]
+        return ts, m
 
     def _front_end_lines(self, info: DrawInfo, mode: Prim, index_data: Any, vs, fs) -> list:
         """The vertex pipeline of a LINES / LINE_STRIP / LINE_LOOP draw: the
@@ -1686,11 +1704,31 @@ class NumpipeContext:
         lines = np.concatenate([i * nu + inverse[seg] for i in range(ninst)]).reshape(-1, 2)
         prims = np.concatenate([prim + i * nseg for i in range(ninst)])
         flat = attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
+        nin = lines.shape[0]
+        ts, nout = self._line_stage(pos, attrs, interp, lines, prims, flat)
+        for q in self._active_queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += nin
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += ids.size * ninst
+                st.ia_primitives += nin
+                st.vs_invocations += n
+                st.c_invocations += nin
+                st.c_primitives += nout
+        return [(ts, fs_inputs)]
+
+    def _line_stage(self, pos, attrs, interp, lines, prims, flat) -> tuple:
+        """Viewport transform, clipping and setup of segments ``lines`` (see
+        _front_end_lines; ``flat`` each segment's provoking-vertex inputs):
+        (TriangleSet, the number of segments clipping left)."""
+        from . import lines as ln
+
+        rast = self._rast.state
         vp = self._viewports[0]
         win, oow = viewport_transform(pos, vp.scale, vp.translate)
         ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
         planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
-        nin = lines.shape[0]
         before = prims
         pos, win, oow, attrs, lines, prims = ln.clip_lines(
             pos, win, oow, attrs, lines, prims,
@@ -1704,17 +1742,7 @@ class NumpipeContext:
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
             prim_ids=prims, flat_values=flat,
         )  # fmt: skip
-        for q in self._active_queries:
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += nin
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += ids.size * ninst
-                st.ia_primitives += nin
-                st.vs_invocations += n
-                st.c_invocations += nin
-                st.c_primitives += lines.shape[0]
-        return [(ts, fs_inputs)]
+        return ts, lines.shape[0]
 
     def _draw_region(self, rast) -> tuple[int, int, int, int]:
         """The framebuffer, intersected with the scissor when enabled (inclusive)."""

@@ -66,6 +66,8 @@ def render(screen, ctx, scene: RefScene, zs_format=pipe.Format.Z24_UNORM_S8_UINT
     fs = ctx.create_fs_state(pipe.ShaderState(tokens=fs_text))
     ctx.bind_vs_state(vs)
     ctx.bind_fs_state(fs)
+    if scene.gs_tgsi is not None:
+        ctx.bind_gs_state(ctx.create_gs_state(pipe.ShaderState(tokens=scene.gs_tgsi)))
     rast = pipe.RasterizerState(
         cull_face=pipe.Face.BACK if scene.cull_back else pipe.Face.NONE,
         front_ccw=False,  # GL ccw on a user FBO is Gallium cw (Mesa inverts front_ccw)

@@ -515,7 +515,7 @@ class ThreadedContext:
         self._record(self.pipe.bind_fs_state, (cso,))
 
     def bind_gs_state(self, cso):
-        self._record(self.pipe.bind_gs_state, (cso,))
+        self._record(self.pipe.bind_gs_state, (check_shader_cso(ShaderType.GEOMETRY, cso),))
 
     def bind_tcs_state(self, cso):
         self._record(self.pipe.bind_tcs_state, (cso,))

@@ -35,7 +35,7 @@ def render(name: str) -> None:
     scene = scene_by_name(name)
     ctx = moderngl.create_context(standalone=True, backend="egl")
     vs, fs = scene.glsl()
-    prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
+    prog = ctx.program(vertex_shader=vs, fragment_shader=fs, geometry_shader=scene.gs_glsl)
     color = ctx.renderbuffer((scene.width, scene.height), 4, dtype="f1")
     depth = ctx.depth_renderbuffer((scene.width, scene.height)) if scene.depth else None
     fbo = ctx.framebuffer(color_attachments=[color], depth_attachment=depth)

@@ -703,14 +703,17 @@ class NumpipeContext:
         self._destroy_shader(ShaderType.FRAGMENT, cso)
 
     def create_gs_state(self, state: ShaderState) -> ShaderCSO:
-        raise UnsupportedError("geometry shaders are not implemented by numpipe yet")
+        cso = self._create_shader(ShaderType.GEOMETRY, state)
+        from .geometry import check_geometry_shader
+
+        check_geometry_shader(cso.shader)
+        return cso
 
     def bind_gs_state(self, cso: ShaderCSO | None) -> None:
-        if cso is not None:
-            raise UnsupportedError("geometry shaders are not implemented by numpipe yet")
+        self._bind_shader(ShaderType.GEOMETRY, cso)
 
     def destroy_gs_state(self, cso: ShaderCSO) -> None:
-        raise UnsupportedError("geometry shaders are not implemented by numpipe yet")
+        self._destroy_shader(ShaderType.GEOMETRY, cso)
 
     def create_tcs_state(self, state: ShaderState) -> ShaderCSO:
         raise UnsupportedError("tessellation shaders are not supported by numpipe")
@@ -1210,7 +1213,10 @@ class NumpipeContext:
             return
         self.stats["draws"] += 1
         info, mode, vs, fs, index_data = prepared
-        if mode == Prim.POINTS:
+        gs = self._shaders[ShaderType.GEOMETRY]
+        if gs is not None:
+            parts = self._front_end_gs(info, mode, index_data, vs, gs, fs)
+        elif mode == Prim.POINTS:
             parts = self._front_end_points(info, index_data, vs, fs)
         elif mode in (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP):
             parts = self._front_end_lines(info, mode, index_data, vs, fs)
@@ -1318,7 +1324,11 @@ class NumpipeContext:
             ):
                 return False
             draws.append((info, mode, index_data, vbufs))
-        if len(draws) < 2 or vs.kernel.system_value_decls:
+        if (
+            len(draws) < 2
+            or vs.kernel.system_value_decls
+            or self._shaders[ShaderType.GEOMETRY] is not None
+        ):
             return False
         if any(
             q.type in (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
@@ -1683,6 +1693,63 @@ class NumpipeContext:
             for slot in sprite:
                 ts.inputs[:, slot] = coef[point]
         return ts, m
+
+    def _front_end_gs(self, info: DrawInfo, mode: Prim, index_data: Any, vs, gs, fs) -> list:
+        """The vertex pipeline with a geometry shader: the draw's primitives
+        (of the shader's input type) after the vertex shader go through the
+        geometry kernel, one lane per primitive and invocation; its stream-0
+        vertices, in lane order, become the output strips, which are clipped
+        and set up like a draw of that type (gallium/numpipe/geometry.py)."""
+        from . import geometry as geo
+        from . import lines as ln
+
+        rast = self._rast.state
+        ids, cuts, inverse, nu, ninst, vres, vpos, _, _, _ = self._draw_vertices(
+            info, index_data, vs, fs
+        )
+        prims_in = geo.input_primitives(gs.shader, mode, ids.size, cuts, rast.flatshade_first)
+        verts = np.concatenate([i * nu + inverse[prims_in] for i in range(ninst)])
+        prim_ids = np.arange(verts.shape[0], dtype=np.int64)
+        self.yield_point()
+        out = geo.run_geometry(gs, vs, vres, vpos, verts, prim_ids, self._const_arrays,
+                               self._texture_bindings)  # fmt: skip
+        self.yield_point()
+        fs_inputs, link = self._link(gs, fs)
+        n = out.pos.shape[0]
+        attrs = np.zeros((n, len(link), 4), F32)
+        interp = []
+        for slot, (reg, mode_name) in enumerate(link):
+            interp.append(mode_name)
+            if reg is not None and reg in out.outputs:
+                attrs[:, slot] = out.outputs[reg]
+        kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
+        if kind == "TRIANGLE_STRIP":
+            tris, _ = assemble.triangles(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
+            ts, nout = self._triangle_stage(out.pos, attrs, interp, tris, out.prim[tris[:, 0]])
+        elif kind == "LINE_STRIP":
+            segs, _ = ln.segments(Prim.LINE_STRIP, n, out.cuts)
+            flat = attrs[segs[:, 0] if rast.flatshade_first else segs[:, 1]]
+            order = np.arange(segs.shape[0], dtype=np.int64)
+            ts, nout = self._line_stage(out.pos, attrs, interp, segs, order, flat)
+            ts.prim_id = out.prim[segs[ts.prim_id.astype(np.int64), 0]].astype(np.int32)
+        else:  # POINTS
+            psize = out.outputs.get(gs.kernel.output_index("PSIZE"))
+            size = None if psize is None or not rast.point_size_per_vertex else psize[:, 0]
+            pts = np.arange(n, dtype=np.int64)
+            ts, nout = self._point_stage(out.pos, attrs, interp, pts, out.prim, size, fs)
+        for q in self._active_queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += out.primitives
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += ids.size * ninst
+                st.ia_primitives += verts.shape[0]
+                st.vs_invocations += vpos.shape[0]
+                st.gs_invocations += out.invocations
+                st.gs_primitives += out.primitives
+                st.c_invocations += out.primitives
+                st.c_primitives += nout
+        return [(ts, fs_inputs)]
 
     def _front_end_lines(self, info: DrawInfo, mode: Prim, index_data: Any, vs, fs) -> list:
         """The vertex pipeline of a LINES / LINE_STRIP / LINE_LOOP draw: the

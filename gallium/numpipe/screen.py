@@ -97,6 +97,9 @@ _CAPS: dict[Cap, int] = {
     Cap.COMPUTE: 1,
     # points (context.py _front_end_points): sprite coordinates, PCOORD
     Cap.POINT_SPRITE: 1,
+    # geometry shaders (gallium/numpipe/geometry.py)
+    Cap.MAX_GEOMETRY_OUTPUT_VERTICES: 1024,
+    Cap.MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS: 1024,
     Cap.SHADER_BUFFER_OFFSET_ALIGNMENT: 4,
     Cap.DRAW_PARAMETERS: 1,
     Cap.TGSI_VS_LAYER_VIEWPORT: 0,
@@ -207,7 +210,12 @@ _SHADER_CAPS: dict[ShaderCap, int] = {
     ShaderCap.MAX_HW_ATOMIC_COUNTERS: 0,
     ShaderCap.MAX_HW_ATOMIC_COUNTER_BUFFERS: 0,
 }
-_SUPPORTED_STAGES = {ShaderType.VERTEX, ShaderType.FRAGMENT, ShaderType.COMPUTE}
+_SUPPORTED_STAGES = {
+    ShaderType.VERTEX,
+    ShaderType.GEOMETRY,
+    ShaderType.FRAGMENT,
+    ShaderType.COMPUTE,
+}
 
 _RENDER_FORMATS = {
     Format.R8G8B8A8_UNORM,

@@ -89,6 +89,8 @@ class RefScene:
     line_width: float = 1.0
     fs_glsl: str | None = None  # a fragment shader of its own (both forms, or neither)
     fs_tgsi: str | None = None
+    gs_glsl: str | None = None  # a geometry shader (GLSL, and Mesa's TGSI of it)
+    gs_tgsi: str | None = None
 
     def draw_list(self) -> list[tuple[int, int]]:
         if self.draws:
@@ -437,6 +439,207 @@ def primitive_id(seed: int = 15) -> RefScene:
     )
 
 
+# Geometry shaders: GLSL, and the TGSI Mesa 22.3 compiles it to
+# (SOFTPIPE_DEBUG=gs,use_tgsi).  The fragment shader reads the GS's g_color.
+GS_FS_GLSL = """#version 330
+in vec4 g_color;
+out vec4 f_color;
+void main() { f_color = g_color; }
+"""
+# Each triangle shrunk towards its centre; even primitives also a shifted copy
+# with the colours' channels reversed (ENDPRIM, a conditional second strip).
+GS_TRIANGLES_GLSL = """#version 330
+layout(triangles) in; layout(triangle_strip, max_vertices = 6) out;
+in vec4 v_color[]; out vec4 g_color;
+void main() {
+  vec4 c = (gl_in[0].gl_Position + gl_in[1].gl_Position + gl_in[2].gl_Position) / 3.0;
+  for (int i = 0; i < 3; i++) {
+    gl_Position = mix(gl_in[i].gl_Position, c, 0.3);
+    g_color = v_color[i];
+    EmitVertex();
+  }
+  EndPrimitive();
+  if (gl_PrimitiveIDIn % 2 == 0) {
+    for (int i = 0; i < 3; i++) {
+      gl_Position = gl_in[i].gl_Position + vec4(0.05, 0.02, 0.0, 0.0);
+      g_color = vec4(v_color[i].bgr, 1.0);
+      EmitVertex();
+    }
+    EndPrimitive();
+  }
+}
+"""
+GS_TRIANGLES_TGSI = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE TRIANGLES
+PROPERTY GS_OUTPUT_PRIMITIVE TRIANGLE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 6
+PROPERTY GS_INVOCATIONS 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL IN[][2], PRIM_ID
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL TEMP[0..1]
+IMM[0] UINT32 {1077936128, 1050253722, 0, 1}
+IMM[1] UINT32 {1028443341, 1017370378, 0, 1065353216}
+  0: ADD TEMP[0], IN[0][0], IN[1][0]
+  1: ADD TEMP[0], TEMP[0], IN[2][0]
+  2: DIV TEMP[0], TEMP[0], IMM[0].xxxx
+  3: LRP TEMP[1], IMM[0].yyyy, TEMP[0], IN[0][0]
+  4: MOV OUT[0], TEMP[1]
+  5: MOV OUT[1], IN[0][1]
+  6: EMIT IMM[0].zzzz
+  7: LRP TEMP[1], IMM[0].yyyy, TEMP[0], IN[1][0]
+  8: MOV OUT[0], TEMP[1]
+  9: MOV OUT[1], IN[1][1]
+ 10: EMIT IMM[0].zzzz
+ 11: LRP TEMP[0], IMM[0].yyyy, TEMP[0], IN[2][0]
+ 12: MOV OUT[0], TEMP[0]
+ 13: MOV OUT[1], IN[2][1]
+ 14: EMIT IMM[0].zzzz
+ 15: ENDPRIM IMM[0].zzzz
+ 16: AND TEMP[0].x, IN[2].xxxx, IMM[0].wwww
+ 17: USEQ TEMP[0].x, TEMP[0].xxxx, IMM[0].zzzz
+ 18: UIF TEMP[0].xxxx :38
+ 19:   ADD TEMP[0], IN[0][0], IMM[1].xyzz
+ 20:   MOV OUT[0], TEMP[0]
+ 21:   MOV TEMP[0].xyz, IN[0][1].zyxw
+ 22:   MOV TEMP[0].w, IMM[1].wwww
+ 23:   MOV OUT[1], TEMP[0]
+ 24:   EMIT IMM[0].zzzz
+ 25:   ADD TEMP[0], IN[1][0], IMM[1].xyzz
+ 26:   MOV OUT[0], TEMP[0]
+ 27:   MOV TEMP[0].xyz, IN[1][1].zyxw
+ 28:   MOV TEMP[0].w, IMM[1].wwww
+ 29:   MOV OUT[1], TEMP[0]
+ 30:   EMIT IMM[0].zzzz
+ 31:   ADD TEMP[0], IN[2][0], IMM[1].xyzz
+ 32:   MOV OUT[0], TEMP[0]
+ 33:   MOV TEMP[0].xyz, IN[2][1].zyxw
+ 34:   MOV TEMP[0].w, IMM[1].wwww
+ 35:   MOV OUT[1], TEMP[0]
+ 36:   EMIT IMM[0].zzzz
+ 37:   ENDPRIM IMM[0].zzzz
+ 38: ENDIF
+ 39: END
+"""
+# Points to quads (a four-vertex strip) sized by the primitive id.
+GS_QUADS_GLSL = """#version 330
+layout(points) in; layout(triangle_strip, max_vertices = 4) out;
+in vec4 v_color[]; out vec4 g_color;
+void main() {
+  vec4 p = gl_in[0].gl_Position; float s = 0.05 + 0.01 * float(gl_PrimitiveIDIn % 5);
+  gl_Position = p + vec4(-s, -s, 0, 0); g_color = v_color[0]; EmitVertex();
+  gl_Position = p + vec4( s, -s, 0, 0); g_color = v_color[0].gbra; EmitVertex();
+  gl_Position = p + vec4(-s,  s, 0, 0); g_color = v_color[0].brga; EmitVertex();
+  gl_Position = p + vec4( s,  s, 0, 0); g_color = vec4(1.0); EmitVertex();
+}
+"""
+GS_QUADS_TGSI = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE POINTS
+PROPERTY GS_OUTPUT_PRIMITIVE TRIANGLE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 4
+PROPERTY GS_INVOCATIONS 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL IN[][2], PRIM_ID
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL TEMP[0..2]
+IMM[0] UINT32 {5, 1008981770, 1028443341, 0}
+IMM[1] UINT32 {1065353216, 0, 0, 0}
+  0: UMOD TEMP[0].x, IN[2].xxxx, IMM[0].xxxx
+  1: I2F TEMP[0].x, TEMP[0].xxxx
+  2: MAD TEMP[0].x, IMM[0].yyyy, TEMP[0].xxxx, IMM[0].zzzz
+  3: MOV TEMP[1].x, -TEMP[0].xxxx
+  4: MOV TEMP[2].x, TEMP[1].xxxx
+  5: MOV TEMP[2].y, IMM[0].wwww
+  6: ADD TEMP[2], IN[0][0], TEMP[2].xxyy
+  7: MOV OUT[0], TEMP[2]
+  8: MOV OUT[1], IN[0][1]
+  9: EMIT IMM[0].wwww
+ 10: MOV TEMP[2].x, TEMP[0].xxxx
+ 11: MOV TEMP[2].y, TEMP[1].xxxx
+ 12: MOV TEMP[2].z, IMM[0].wwww
+ 13: ADD TEMP[2], IN[0][0], TEMP[2].xyzz
+ 14: MOV OUT[0], TEMP[2]
+ 15: MOV TEMP[2], IN[0][1].yzxw
+ 16: MOV OUT[1], TEMP[2]
+ 17: EMIT IMM[0].wwww
+ 18: MOV TEMP[1].x, TEMP[1].xxxx
+ 19: MOV TEMP[1].y, TEMP[0].xxxx
+ 20: MOV TEMP[1].z, IMM[0].wwww
+ 21: ADD TEMP[1], IN[0][0], TEMP[1].xyzz
+ 22: MOV OUT[0], TEMP[1]
+ 23: MOV TEMP[1], IN[0][1].zxyw
+ 24: MOV OUT[1], TEMP[1]
+ 25: EMIT IMM[0].wwww
+ 26: MOV TEMP[0].x, TEMP[0].xxxx
+ 27: MOV TEMP[0].y, IMM[0].wwww
+ 28: ADD TEMP[0], IN[0][0], TEMP[0].xxyy
+ 29: MOV OUT[0], TEMP[0]
+ 30: MOV OUT[1], IMM[1].xxxx
+ 31: EMIT IMM[0].wwww
+ 32: END
+"""
+# A triangle's outline as a line strip.
+GS_OUTLINE_GLSL = """#version 330
+layout(triangles) in; layout(line_strip, max_vertices = 4) out;
+in vec4 v_color[]; out vec4 g_color;
+void main() {
+  for (int i = 0; i < 4; i++) {
+    gl_Position = gl_in[i % 3].gl_Position;
+    g_color = v_color[i % 3];
+    EmitVertex();
+  }
+}
+"""
+GS_OUTLINE_TGSI = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE TRIANGLES
+PROPERTY GS_OUTPUT_PRIMITIVE LINE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 4
+PROPERTY GS_INVOCATIONS 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+IMM[0] UINT32 {0, 0, 0, 0}
+  0: MOV OUT[0], IN[0][0]
+  1: MOV OUT[1], IN[0][1]
+  2: EMIT IMM[0].xxxx
+  3: MOV OUT[0], IN[1][0]
+  4: MOV OUT[1], IN[1][1]
+  5: EMIT IMM[0].xxxx
+  6: MOV OUT[0], IN[2][0]
+  7: MOV OUT[1], IN[2][1]
+  8: EMIT IMM[0].xxxx
+  9: MOV OUT[0], IN[0][0]
+ 10: MOV OUT[1], IN[0][1]
+ 11: EMIT IMM[0].xxxx
+ 12: END
+"""
+
+
+def gs_scene(name: str, gs: tuple[str, str], mode: str, seed: int) -> RefScene:
+    """Random triangles (or points) through a geometry shader, 64x48."""
+    rng = np.random.default_rng(seed)
+    if mode == "points":
+        pos = np.ones((60, 4), F32)
+        pos[:, :3] = rng.uniform(-1.1, 1.1, (60, 3))
+        pos[:, 2] = 0.0
+    else:
+        c = rng.uniform(-1, 1, (30, 1, 2))
+        o = rng.normal(0, 0.3, (30, 3, 2))
+        xy = (c + o).reshape(-1, 2)
+        pos = np.zeros((xy.shape[0], 4), F32)
+        pos[:, :2] = xy
+        pos[:, 3] = 1.0
+    return RefScene(
+        name, 64, 48, _with_colors(pos, rng), mode=mode,
+        fs_glsl=GS_FS_GLSL, gs_glsl=gs[0], gs_tgsi=gs[1],
+    )  # fmt: skip
+
+
 def all_scenes() -> list[RefScene]:
     return [
         gouraud_fullscreen(),
@@ -453,6 +656,9 @@ def all_scenes() -> list[RefScene]:
         lines(),
         wide_line_strip(),
         primitive_id(),
+        gs_scene("gs_triangles", (GS_TRIANGLES_GLSL, GS_TRIANGLES_TGSI), "triangle_strip", 21),
+        gs_scene("gs_quads", (GS_QUADS_GLSL, GS_QUADS_TGSI), "points", 22),
+        gs_scene("gs_outline", (GS_OUTLINE_GLSL, GS_OUTLINE_TGSI), "triangles", 23),
     ]
 
 

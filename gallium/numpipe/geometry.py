@@ -1,0 +1,190 @@
+"""Geometry shaders in the pipeline.
+
+Theory of operation
+-------------------
+After the vertex shader, a draw's primitives of the geometry shader's input
+type (POINTS, LINES or TRIANGLES, assembled from the draw mode as the draw
+module assembles them: strips and fans decomposed, restarts honoured) become
+the lanes of one geometry kernel call, ``GS_INVOCATIONS`` lanes per
+primitive (lane = primitive * invocations + invocation; PRIM_ID and
+INVOCATIONID as system values).  ``IN[v][i]`` is the vertex shader's output
+of the same semantic at the primitive's vertex ``v``.
+
+The kernel reports every EMIT and ENDPRIM as an event over the lanes that
+executed it (gallium/tgsi/compiler.py).  The vertices emitted to stream 0,
+in lane order and, within a lane, in emission order, are the output; an
+ENDPRIM (and the end of the program) ends the lane's current strip.  The
+strips are then assembled as the shader's output type (TRIANGLE_STRIP,
+LINE_STRIP or POINTS) and clipped and set up like a draw of that type.  The
+output's primitive id is the input primitive's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..draw import assemble
+from ..pipe.enums import Prim, ShaderType
+from ..pipe.errors import UnsupportedError, bad_value
+from ..tgsi.compiler import ExecEnv
+from . import lines as ln
+
+F32 = np.float32
+_INPUTS = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3}
+_OUTPUTS = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
+_LINE_MODES = (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP)
+MAX_OUTPUT_VERTICES = 1024  # PIPE_CAP_MAX_GEOMETRY_OUTPUT_VERTICES
+
+
+def check_geometry_shader(shader: Any) -> None:
+    """What numpipe runs: point, line or triangle input; point, line-strip or
+    triangle-strip output; a declared GS_MAX_OUTPUT_VERTICES."""
+    inp = shader.get_property("GS_INPUT_PRIMITIVE")
+    out = shader.get_property("GS_OUTPUT_PRIMITIVE")
+    if inp not in _INPUTS:
+        if inp in ("LINES_ADJACENCY", "TRIANGLES_ADJACENCY"):
+            raise UnsupportedError(f"geometry shader input {inp} is not implemented by numpipe")
+        raise bad_value(
+            "state.tokens",
+            "must declare PROPERTY GS_INPUT_PRIMITIVE POINTS, LINES or TRIANGLES",
+            inp,
+        )
+    if out not in _OUTPUTS:
+        raise bad_value(
+            "state.tokens",
+            "must declare PROPERTY GS_OUTPUT_PRIMITIVE POINTS, LINE_STRIP or TRIANGLE_STRIP",
+            out,
+        )
+    maxv = shader.get_property("GS_MAX_OUTPUT_VERTICES")
+    if not isinstance(maxv, int) or not 0 < maxv <= MAX_OUTPUT_VERTICES:
+        raise bad_value(
+            "state.tokens",
+            f"must declare PROPERTY GS_MAX_OUTPUT_VERTICES between 1 and {MAX_OUTPUT_VERTICES}",
+            maxv,
+        )
+
+
+def input_primitives(shader: Any, mode: Prim, n: int, cuts: np.ndarray, flatshade_first: bool):
+    """The draw's primitives as (P, vertices) stream positions."""
+    inp = shader.get_property("GS_INPUT_PRIMITIVE")
+    mode = Prim(mode)
+    if inp == "POINTS" and mode == Prim.POINTS:
+        return np.arange(n, dtype=np.int64)[:, None]
+    if inp == "LINES" and mode in _LINE_MODES:
+        return ln.segments(mode, n, cuts)[0]
+    if inp == "TRIANGLES" and mode in assemble.TRIANGLE_MODES:
+        return assemble.triangles(mode, n, cuts, flatshade_first)[0]
+    raise bad_value(
+        "info.mode", f"must draw {inp} for the bound geometry shader ({inp} input)", mode.name
+    )
+
+
+@dataclass
+class GeometryOutput:
+    pos: np.ndarray  # (N, 4) float32 clip coordinates of the stream-0 vertices
+    outputs: dict[int, np.ndarray]  # OUT register -> (N, 4) float32 (bits)
+    cuts: np.ndarray  # where a new strip starts (indices into the N vertices)
+    prim: np.ndarray  # (N,) the input primitive each vertex came from
+    primitives: int  # output primitives (for queries)
+    invocations: int  # kernel lanes
+
+
+def _lanes(values: Any, count: int) -> np.ndarray:
+    a = np.asarray(values)
+    if a.dtype != F32:
+        a = a.view(F32) if a.dtype.itemsize == 4 and a.dtype.kind in "iu" else a.astype(F32)
+    return np.broadcast_to(a, (count,))
+
+
+def run_geometry(gs, vs, vres, vpos, verts, prim_ids, const_arrays, texture_bindings):
+    """Run the geometry kernel over the primitives ``verts`` (P, k) (indices
+    into the vertex shader's results ``vres`` / positions ``vpos``)."""
+    shader = gs.shader
+    ninv = int(shader.get_property("GS_INVOCATIONS", 1) or 1)
+    p, k = verts.shape
+    lanes = p * ninv
+    nv = vpos.shape[0]
+    vs_out = {(d.semantic, d.semantic_index): reg for reg, d in vs.kernel.output_decls.items()}
+    pid = np.repeat(prim_ids, ninv).astype(np.int32)
+    inv = np.tile(np.arange(ninv, dtype=np.int32), p)
+    pid_bits = [pid.view(F32)] * 4
+    vertices = []
+    flat_inputs: list[Any] = []  # IN[i] read without a vertex index: PRIM_ID
+    for v in range(k):
+        idx = np.repeat(verts[:, v], ninv)
+        regs: list[Any] = []
+        for reg, d in sorted(gs.kernel.input_decls.items()):
+            while len(regs) <= reg:
+                regs.append(None)
+            if d.semantic == "PRIM_ID":  # gl_PrimitiveIDIn: the input primitive's id
+                regs[reg] = pid_bits
+                while len(flat_inputs) <= reg:
+                    flat_inputs.append(None)
+                flat_inputs[reg] = pid_bits
+                continue
+            src = vs_out.get((d.semantic, d.semantic_index))
+            if src is None or src not in vres.outputs:
+                continue
+            regs[reg] = [_lanes(c, nv)[idx] for c in vres.outputs[src]]
+        vertices.append(regs)
+    res = gs.kernel(
+        ExecEnv(
+            n=lanes,
+            inputs=flat_inputs,
+            consts=const_arrays(ShaderType.GEOMETRY),
+            system_values={"PRIM_ID": [pid] * 4, "INVOCATIONID": [inv] * 4},
+            textures=texture_bindings(ShaderType.GEOMETRY),
+            vertices=vertices,
+        )
+    )
+    pos_reg = gs.kernel.output_index("POSITION")
+    lane_parts, event_parts, strip_parts, out_parts = [], [], [], []
+    strip = np.zeros(lanes, np.int64)
+    for e, ev in enumerate(res.emitted or []):
+        mask = np.broadcast_to(np.asarray(ev.mask, bool), (lanes,))
+        if ev.kind == "end":
+            strip += mask
+            continue
+        stream = np.broadcast_to(np.asarray(ev.stream).astype(np.int64), (lanes,))
+        sel = np.flatnonzero(mask & (stream == 0))
+        if sel.size == 0:
+            continue
+        lane_parts.append(sel)
+        event_parts.append(np.full(sel.size, e, np.int64))
+        strip_parts.append(strip[sel])
+        out_parts.append(
+            {
+                reg: np.stack([_lanes(c, lanes)[sel] for c in chans], 1)
+                for reg, chans in (ev.outputs or {}).items()
+            }
+        )
+    if not lane_parts:
+        empty = np.zeros((0, 4), F32)
+        return GeometryOutput(empty, {}, np.zeros(0, np.int64), np.zeros(0, np.int64), 0, lanes)
+    lane = np.concatenate(lane_parts)
+    event = np.concatenate(event_parts)
+    strips = np.concatenate(strip_parts)
+    order = np.lexsort((event, lane))  # lane by lane, each in emission order
+    outputs = {
+        reg: np.concatenate([part[reg] for part in out_parts])[order] for reg in out_parts[0]
+    }
+    lane, strips = lane[order], strips[order]
+    start = np.ones(lane.size, bool)
+    start[1:] = (lane[1:] != lane[:-1]) | (strips[1:] != strips[:-1])
+    first = np.flatnonzero(start)
+    lengths = np.diff(np.append(first, lane.size))
+    kind = shader.get_property("GS_OUTPUT_PRIMITIVE")
+    per = {"POINTS": 0, "LINE_STRIP": 1, "TRIANGLE_STRIP": 2}[kind]
+    primitives = int(np.maximum(lengths - per, 0).sum())
+    pos = outputs[pos_reg] if pos_reg in outputs else np.zeros((lane.size, 4), F32)
+    return GeometryOutput(
+        pos=np.ascontiguousarray(pos, F32),
+        outputs=outputs,
+        cuts=first[1:],
+        prim=prim_ids[lane // ninv],
+        primitives=primitives,
+        invocations=lanes,
+    )

@@ -235,7 +235,7 @@ CALLS = {
     "set_polygon_stipple": junk.map(lambda p: ("set_polygon_stipple", p)),
     "get_query_result_junk": st.tuples(junk, junk).map(lambda a: ("get_query_result", *a)),
     "create_shader_junk": st.tuples(
-        st.sampled_from(["create_vs_state", "create_fs_state"]),
+        st.sampled_from(["create_vs_state", "create_fs_state", "create_gs_state"]),
         st.one_of(junk, st.builds(pipe.ShaderState, tokens=junk)),
     ).map(lambda a: ("create_shader", *a)),
     "compute_program": st.tuples(
@@ -309,6 +309,7 @@ CALLS = {
                 "bind_fs_state",
                 "bind_vertex_elements_state",
                 "bind_compute_state",
+                "bind_gs_state",
             ]
         ),
         junk,
@@ -415,6 +416,7 @@ def _good_frame(ctx, env):
     ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [])
     ctx.render_condition(None, False, 0)
     ctx.set_clip_state(pipe.ClipState())
+    ctx.bind_gs_state(None)
     for setter in (
         ctx.bind_blend_state,
         ctx.bind_depth_stencil_alpha_state,

@@ -23,6 +23,9 @@ _MODES = {
     "lines": pipe.Prim.LINES,
     "line_strip": pipe.Prim.LINE_STRIP,
     "line_loop": pipe.Prim.LINE_LOOP,
+    "lines_adjacency": pipe.Prim.LINES_ADJACENCY,
+    "line_strip_adjacency": pipe.Prim.LINE_STRIP_ADJACENCY,
+    "triangles_adjacency": pipe.Prim.TRIANGLES_ADJACENCY,
 }
 _FUNCS = {
     "less": pipe.CompareFunc.LESS,

@@ -8,7 +8,7 @@ import pytest
 from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
 
 from gallium import pipe
-from gallium.pipe.errors import PipeValueError, UnsupportedError
+from gallium.pipe.errors import PipeValueError
 
 # Each point becomes a 2x2-pixel quad per invocation, invocation i shifted i
 # quads right and coloured (1, i/2, 0, 1); a third invocation emits to
@@ -91,8 +91,8 @@ def test_geometry_shader_errors(ctx, screen):
     bind_passthrough(ctx)
     head = "GEOM\nPROPERTY GS_INPUT_PRIMITIVE {}\nPROPERTY GS_OUTPUT_PRIMITIVE {}\n"
     body = "DCL IN[][0], POSITION\nDCL OUT[0], POSITION\n  0: END\n"
-    with pytest.raises(UnsupportedError, match="TRIANGLES_ADJACENCY"):
-        gs_state(ctx, head.format("TRIANGLES_ADJACENCY", "TRIANGLE_STRIP") + body)
+    with pytest.raises(PipeValueError, match="GS_INPUT_PRIMITIVE"):
+        gs_state(ctx, head.format("QUADS", "TRIANGLE_STRIP") + body)
     with pytest.raises(PipeValueError, match="GS_OUTPUT_PRIMITIVE"):
         gs_state(ctx, head.format("TRIANGLES", "TRIANGLES") + body)
     with pytest.raises(PipeValueError, match="GS_MAX_OUTPUT_VERTICES"):

@@ -122,3 +122,38 @@ def test_unsupported_line_modes(ctx, screen, rast, msg):
     with pytest.raises(UnsupportedError, match=msg):
         draw(ctx, rt, [vert(2.5, 5.5), vert(8.5, 5.5)])
         ctx.flush().wait(None)
+
+
+def test_adjacency_primitives():
+    from gallium.draw import assemble
+
+    none = np.zeros(0, np.int64)
+    assert assemble.adjacency_primitives(pipe.Prim.LINES_ADJACENCY, 9, none).tolist() == [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+    ]
+    strip = assemble.adjacency_primitives(pipe.Prim.LINE_STRIP_ADJACENCY, 6, none)
+    assert strip.tolist() == [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5]]
+    tri, _ = assemble.triangles(pipe.Prim.TRIANGLES_ADJACENCY, 12, none, False)
+    assert tri.tolist() == [[0, 2, 4], [6, 8, 10]]
+    lines, _ = ln.segments(pipe.Prim.LINE_STRIP_ADJACENCY, 5, none)
+    assert lines.tolist() == [[1, 2], [2, 3]]  # the middle pairs
+    lines, _ = ln.segments(pipe.Prim.LINE_STRIP_ADJACENCY, 5, np.array([4]))
+    assert lines.tolist() == [[1, 2]]  # a restart after vertex 3: one strip of four
+    with pytest.raises(UnsupportedError, match="TRIANGLE_STRIP_ADJACENCY"):
+        assemble.adjacency_primitives(pipe.Prim.TRIANGLE_STRIP_ADJACENCY, 8, none)
+
+
+def test_points_and_lines_snap_halves_away_from_zero():
+    """llvmpipe's point and line setup rounds with util_iround (x86-64 build):
+    float32 f + 0.5 truncated, unlike its triangle setup (round to even)."""
+    from gallium.numpipe.setup import iround, subpixel_snap
+
+    assert iround(np.float32([2048.5, 2049.5, -2.5, 0.49999997, -0.49999997])).tolist() == [
+        2049,
+        2050,
+        -3,
+        1,
+        -1,
+    ]
+    assert subpixel_snap(np.float32([8.001953125])).tolist() == [2049]  # 2048.5 up

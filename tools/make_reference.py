@@ -74,6 +74,9 @@ def render(name: str) -> None:
         "lines": moderngl.LINES,
         "line_strip": moderngl.LINE_STRIP,
         "line_loop": moderngl.LINE_LOOP,
+        "lines_adjacency": moderngl.LINES_ADJACENCY,
+        "line_strip_adjacency": moderngl.LINE_STRIP_ADJACENCY,
+        "triangles_adjacency": moderngl.TRIANGLES_ADJACENCY,
     }
     ctx.line_width = scene.line_width
     if scene.sizes is not None:

@@ -25,6 +25,36 @@ TRIANGLE_MODES = {
     Prim.POLYGON,
 }
 LINE_MODES = {Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP}
+ADJACENCY_MODES = {
+    Prim.LINES_ADJACENCY: 4,
+    Prim.LINE_STRIP_ADJACENCY: 4,
+    Prim.TRIANGLES_ADJACENCY: 6,
+    Prim.TRIANGLE_STRIP_ADJACENCY: 6,
+}
+
+
+def adjacency_primitives(mode: Prim, n: int, cuts: np.ndarray) -> np.ndarray:
+    """A draw's primitives with adjacency as (P, 4) or (P, 6) stream positions:
+    LINES_ADJACENCY in groups of four (the line is the middle two),
+    LINE_STRIP_ADJACENCY one per vertex but the last three, TRIANGLES_ADJACENCY
+    in groups of six (the triangle is vertices 0, 2 and 4); restarts cut."""
+    mode = Prim(mode)
+    if mode == Prim.TRIANGLE_STRIP_ADJACENCY:
+        raise UnsupportedError("TRIANGLE_STRIP_ADJACENCY is not implemented by numpipe yet")
+    if mode not in ADJACENCY_MODES:
+        raise bad_value("info.mode", "is not an adjacency mode", mode)
+    width = ADJACENCY_MODES[mode]
+    parts = []
+    for a, b in _segments(n, cuts):
+        k = b - a
+        if mode == Prim.LINE_STRIP_ADJACENCY:
+            s = a + np.arange(max(k - 3, 0), dtype=np.int64)
+        else:
+            s = a + width * np.arange(k // width, dtype=np.int64)
+        parts.append(s[:, None] + np.arange(width, dtype=np.int64)[None, :])
+    if not parts:
+        return np.zeros((0, width), np.int64)
+    return np.concatenate(parts)
 
 
 def _segments(n: int, cuts: np.ndarray) -> list[tuple[int, int]]:
@@ -86,8 +116,12 @@ def triangles(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Triangles of a draw as stream positions, plus their primitive ids."""
     mode = Prim(mode)
+    if mode == Prim.TRIANGLES_ADJACENCY:  # the triangle of each group of six
+        t = adjacency_primitives(mode, n, cuts)[:, [0, 2, 4]]
+        return t, np.arange(t.shape[0], dtype=np.int64)
     if mode not in TRIANGLE_MODES:
-        if mode in LINE_MODES or mode == Prim.POINTS:  # (the context sets these up itself)
+        if mode in LINE_MODES or mode == Prim.POINTS or mode in ADJACENCY_MODES:
+            # (the context sets points and lines up itself)
             raise bad_value("mode", "must be a triangle mode here", mode.name)
         raise UnsupportedError(f"primitive mode {mode.name} is not supported by numpipe")
     parts = []

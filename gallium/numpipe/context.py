@@ -114,7 +114,13 @@ from .scene import (
     make_depth_target,
 )
 from .screen import MAX_LINE_WIDTH, MAX_POINT_WIDTH, MAX_TEXTURE_SIZE
-from .setup import FIXED_ONE, select_triangles, setup_triangles, viewport_transform
+from .setup import (
+    FIXED_ONE,
+    select_triangles,
+    setup_triangles,
+    subpixel_snap,
+    viewport_transform,
+)
 
 F32 = np.float32
 
@@ -1218,7 +1224,7 @@ class NumpipeContext:
             parts = self._front_end_gs(info, mode, index_data, vs, gs, fs)
         elif mode == Prim.POINTS:
             parts = self._front_end_points(info, index_data, vs, fs)
-        elif mode in (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP):
+        elif mode in _LINE_DRAW_MODES:
             parts = self._front_end_lines(info, mode, index_data, vs, fs)
         else:
             parts = self._front_end([(info, mode, index_data)], vs, fs)
@@ -1647,9 +1653,8 @@ class NumpipeContext:
         m = pts.size
         # the square's corners in 1/256 pixels, exactly as llvmpipe's point setup
         po = F32(0.5) if rast.half_pixel_center else F32(0.0)
-        with np.errstate(invalid="ignore", over="ignore"):
-            fxy = np.rint((win[pts, :2] - po).astype(F32) * F32(FIXED_ONE)).astype(np.int64)
-            fw = np.maximum(np.rint(size * F32(FIXED_ONE)), FIXED_ONE).astype(np.int64)
+        fxy = subpixel_snap((win[pts, :2] - po).astype(F32))
+        fw = np.maximum(subpixel_snap(size), FIXED_ONE)
         lo = fxy - (fw // 2)[:, None]
         hi = lo + fw[:, None]
         cx = np.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], 1)  # corners 0..3
@@ -2442,6 +2447,16 @@ _ = (time, PipeValueError)
 
 def _no_yield() -> None:
     """The direct context's yield point: nothing to hand over."""
+
+
+# draws set up as lines (adjacency modes: the middle two vertices of each primitive)
+_LINE_DRAW_MODES = (
+    Prim.LINES,
+    Prim.LINE_STRIP,
+    Prim.LINE_LOOP,
+    Prim.LINES_ADJACENCY,
+    Prim.LINE_STRIP_ADJACENCY,
+)
 
 
 def _bind_slots(slots: dict, start: int, items: list) -> None:

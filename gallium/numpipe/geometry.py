@@ -3,8 +3,9 @@
 Theory of operation
 -------------------
 After the vertex shader, a draw's primitives of the geometry shader's input
-type (POINTS, LINES or TRIANGLES, assembled from the draw mode as the draw
-module assembles them: strips and fans decomposed, restarts honoured) become
+type (POINTS, LINES, TRIANGLES or their adjacency forms, assembled from the
+draw mode as the draw module assembles them: strips and fans decomposed,
+restarts honoured; TRIANGLE_STRIP_ADJACENCY is not implemented) become
 the lanes of one geometry kernel call, ``GS_INVOCATIONS`` lanes per
 primitive (lane = primitive * invocations + invocation; PRIM_ID and
 INVOCATIONID as system values).  ``IN[v][i]`` is the vertex shader's output
@@ -28,28 +29,28 @@ import numpy as np
 
 from ..draw import assemble
 from ..pipe.enums import Prim, ShaderType
-from ..pipe.errors import UnsupportedError, bad_value
+from ..pipe.errors import bad_value
 from ..tgsi.compiler import ExecEnv
 from . import lines as ln
 
 F32 = np.float32
-_INPUTS = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3}
+_INPUTS = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 _OUTPUTS = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 _LINE_MODES = (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP)
+_LINE_ADJ = (Prim.LINES_ADJACENCY, Prim.LINE_STRIP_ADJACENCY)
 MAX_OUTPUT_VERTICES = 1024  # PIPE_CAP_MAX_GEOMETRY_OUTPUT_VERTICES
 
 
 def check_geometry_shader(shader: Any) -> None:
-    """What numpipe runs: point, line or triangle input; point, line-strip or
-    triangle-strip output; a declared GS_MAX_OUTPUT_VERTICES."""
+    """What numpipe runs: point, line or triangle input (with adjacency or not);
+    point, line-strip or triangle-strip output; GS_MAX_OUTPUT_VERTICES declared."""
     inp = shader.get_property("GS_INPUT_PRIMITIVE")
     out = shader.get_property("GS_OUTPUT_PRIMITIVE")
     if inp not in _INPUTS:
-        if inp in ("LINES_ADJACENCY", "TRIANGLES_ADJACENCY"):
-            raise UnsupportedError(f"geometry shader input {inp} is not implemented by numpipe")
         raise bad_value(
             "state.tokens",
-            "must declare PROPERTY GS_INPUT_PRIMITIVE POINTS, LINES or TRIANGLES",
+            "must declare PROPERTY GS_INPUT_PRIMITIVE POINTS, LINES, TRIANGLES, "
+            "LINES_ADJACENCY or TRIANGLES_ADJACENCY",
             inp,
         )
     if out not in _OUTPUTS:
@@ -77,6 +78,10 @@ def input_primitives(shader: Any, mode: Prim, n: int, cuts: np.ndarray, flatshad
         return ln.segments(mode, n, cuts)[0]
     if inp == "TRIANGLES" and mode in assemble.TRIANGLE_MODES:
         return assemble.triangles(mode, n, cuts, flatshade_first)[0]
+    if (inp == "LINES_ADJACENCY" and mode in _LINE_ADJ) or (
+        inp == "TRIANGLES_ADJACENCY" and mode == Prim.TRIANGLES_ADJACENCY
+    ):
+        return assemble.adjacency_primitives(mode, n, cuts)
     raise bad_value(
         "info.mode", f"must draw {inp} for the bound geometry shader ({inp} input)", mode.name
     )

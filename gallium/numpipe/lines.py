@@ -33,20 +33,31 @@ import itertools
 
 import numpy as np
 
+from ..draw import assemble
 from ..draw import clip as dclip
 from ..pipe.enums import Prim
 from ..pipe.errors import bad_value
-from .setup import FIXED_ONE, TriangleSet, empty_set, setup_triangles
+from .setup import FIXED_ONE, TriangleSet, empty_set, iround, setup_triangles, subpixel_snap
 
 F32 = np.float32
-LINE_MODES = (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP)
+LINE_MODES = (
+    Prim.LINES,
+    Prim.LINE_STRIP,
+    Prim.LINE_LOOP,
+    Prim.LINES_ADJACENCY,
+    Prim.LINE_STRIP_ADJACENCY,
+)
 
 
 def segments(mode: Prim, n: int, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A line draw's segments as (L, 2) stream positions and their primitive ids
-    (restart ``cuts`` start new strips and loops)."""
+    (restart ``cuts`` start new strips and loops; adjacency modes give each
+    primitive's middle two vertices)."""
     if mode not in LINE_MODES:
         raise bad_value("info.mode", "is not a line mode", mode)
+    if mode in (Prim.LINES_ADJACENCY, Prim.LINE_STRIP_ADJACENCY):  # the middle two
+        lines = assemble.adjacency_primitives(mode, n, cuts)[:, 1:3].copy()
+        return lines, np.arange(lines.shape[0], dtype=np.int64)
     bounds = [0, *(int(c) for c in cuts), n]
     parts = []
     for a, b in itertools.pairwise(bounds):
@@ -122,10 +133,7 @@ def clip_lines(pos, win, oow, attrs, lines, prims, *, planes, active, interp, sc
     return table.pos, table.win, table.oow, table.attrs, lines[keep], prims[keep]
 
 
-def _snap(v: np.ndarray) -> np.ndarray:
-    """llvmpipe's subpixel_snap: round(256 * v) in float32, ties to even."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.rint(F32(FIXED_ONE) * v.astype(F32)).astype(np.int64)
+_snap = subpixel_snap
 
 
 def _ge0(x: np.ndarray) -> np.ndarray:
@@ -155,7 +163,7 @@ def line_corners(win, lines, width: float, half_pixel_center: bool):
         y1d = ((y1 - np.floor(y1)) - half).astype(F32)
         x2d = ((x2 - np.floor(x2)) - half).astype(F32)
         y2d = ((y2 - np.floor(y2)) - half).astype(F32)
-        fw = int(np.rint(max(F32(1.0), F32(width)))) * FIXED_ONE
+        fw = int(iround(max(F32(1.0), F32(width)))) * FIXED_ONE
         xmaj = np.abs(dx) >= np.abs(dy)
 
         # ---- x-major

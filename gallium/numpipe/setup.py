@@ -167,6 +167,23 @@ def viewport_transform(
     return win, oow
 
 
+def subpixel_snap(v: np.ndarray) -> np.ndarray:
+    """llvmpipe's subpixel_snap for points and lines: util_iround(256 * v) as
+    it is built on x86-64, ``(int)(f + 0.5f)`` (``(int)(f - 0.5f)`` below
+    zero) in float32 -- halves round away from zero, unlike the round-to-even
+    conversion its triangle setup uses (calc_fixed_position, SSE)."""
+    return iround(F32(FIXED_ONE) * np.asarray(v, F32))
+
+
+def iround(v: np.ndarray) -> np.ndarray:
+    """Mesa's util_iround on x86-64: float32 ``f + 0.5`` (or ``f - 0.5``) truncated."""
+    f = np.asarray(v, F32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        up = np.trunc((f + F32(0.5)).astype(F32))
+        down = np.trunc((f - F32(0.5)).astype(F32))
+        return np.where(f >= 0, up, down).astype(np.int64)
+
+
 def setup_triangles(
     win: np.ndarray,
     oow: np.ndarray,

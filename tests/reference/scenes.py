@@ -623,7 +623,12 @@ IMM[0] UINT32 {0, 0, 0, 0}
 def gs_scene(name: str, gs: tuple[str, str], mode: str, seed: int) -> RefScene:
     """Random triangles (or points) through a geometry shader, 64x48."""
     rng = np.random.default_rng(seed)
-    if mode == "points":
+    if mode in ("line_strip_adjacency", "triangles_adjacency"):
+        c = rng.uniform(-1, 1, (60, 2))
+        pos = np.zeros((60, 4), F32)
+        pos[:, :2] = c + rng.normal(0, 0.2, (60, 2))
+        pos[:, 3] = 1.0
+    elif mode == "points":
         pos = np.ones((60, 4), F32)
         pos[:, :3] = rng.uniform(-1.1, 1.1, (60, 3))
         pos[:, 2] = 0.0
@@ -637,6 +642,114 @@ def gs_scene(name: str, gs: tuple[str, str], mode: str, seed: int) -> RefScene:
     return RefScene(
         name, 64, 48, _with_colors(pos, rng), mode=mode,
         fs_glsl=GS_FS_GLSL, gs_glsl=gs[0], gs_tgsi=gs[1],
+    )  # fmt: skip
+
+
+# Adjacency: a line strip with adjacency reversed through a geometry shader
+# (all four vertices of each primitive), and triangles with adjacency as the
+# triangle and, shrunk, the triangle of their adjacent vertices.
+GS_LINES_ADJ_GLSL = """#version 330
+layout(lines_adjacency) in; layout(line_strip, max_vertices = 4) out;
+in vec4 v_color[]; out vec4 g_color;
+void main() {
+  for (int i = 0; i < 4; i++) {
+    gl_Position = gl_in[i].gl_Position;
+    g_color = v_color[3 - i];
+    EmitVertex();
+  }
+}
+"""
+GS_LINES_ADJ_TGSI = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE LINES_ADJACENCY
+PROPERTY GS_OUTPUT_PRIMITIVE LINE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 4
+PROPERTY GS_INVOCATIONS 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+IMM[0] UINT32 {0, 0, 0, 0}
+  0: MOV OUT[0], IN[0][0]
+  1: MOV OUT[1], IN[3][1]
+  2: EMIT IMM[0].xxxx
+  3: MOV OUT[0], IN[1][0]
+  4: MOV OUT[1], IN[2][1]
+  5: EMIT IMM[0].xxxx
+  6: MOV OUT[0], IN[2][0]
+  7: MOV OUT[1], IN[1][1]
+  8: EMIT IMM[0].xxxx
+  9: MOV OUT[0], IN[3][0]
+ 10: MOV OUT[1], IN[0][1]
+ 11: EMIT IMM[0].xxxx
+ 12: END
+"""
+GS_TRIANGLES_ADJ_GLSL = """#version 330
+layout(triangles_adjacency) in; layout(triangle_strip, max_vertices = 6) out;
+in vec4 v_color[]; out vec4 g_color;
+void main() {
+  for (int i = 0; i < 6; i += 2) {
+    gl_Position = gl_in[i].gl_Position;
+    g_color = v_color[i];
+    EmitVertex();
+  }
+  EndPrimitive();
+  for (int i = 1; i < 6; i += 2) {
+    gl_Position = gl_in[i].gl_Position * vec4(0.5, 0.5, 1.0, 1.0);
+    g_color = v_color[i].gbra;
+    EmitVertex();
+  }
+}
+"""
+GS_TRIANGLES_ADJ_TGSI = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE TRIANGLES_ADJACENCY
+PROPERTY GS_OUTPUT_PRIMITIVE TRIANGLE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 6
+PROPERTY GS_INVOCATIONS 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL TEMP[0]
+IMM[0] UINT32 {0, 1056964608, 1065353216, 0}
+  0: MOV OUT[0], IN[0][0]
+  1: MOV OUT[1], IN[0][1]
+  2: EMIT IMM[0].xxxx
+  3: MOV OUT[0], IN[2][0]
+  4: MOV OUT[1], IN[2][1]
+  5: EMIT IMM[0].xxxx
+  6: MOV OUT[0], IN[4][0]
+  7: MOV OUT[1], IN[4][1]
+  8: EMIT IMM[0].xxxx
+  9: ENDPRIM IMM[0].xxxx
+ 10: MUL TEMP[0], IN[1][0], IMM[0].yyzz
+ 11: MOV OUT[0], TEMP[0]
+ 12: MOV TEMP[0], IN[1][1].yzxw
+ 13: MOV OUT[1], TEMP[0]
+ 14: EMIT IMM[0].xxxx
+ 15: MUL TEMP[0], IN[3][0], IMM[0].yyzz
+ 16: MOV OUT[0], TEMP[0]
+ 17: MOV TEMP[0], IN[3][1].yzxw
+ 18: MOV OUT[1], TEMP[0]
+ 19: EMIT IMM[0].xxxx
+ 20: MUL TEMP[0], IN[5][0], IMM[0].yyzz
+ 21: MOV OUT[0], TEMP[0]
+ 22: MOV TEMP[0], IN[5][1].yzxw
+ 23: MOV OUT[1], TEMP[0]
+ 24: EMIT IMM[0].xxxx
+ 25: END
+"""
+
+
+def adjacency_without_gs(seed: int = 26) -> RefScene:
+    """Adjacency draws with no geometry shader: the lines and triangles alone
+    (LINES_ADJACENCY's middle pair, TRIANGLES_ADJACENCY's vertices 0, 2, 4)."""
+    rng = np.random.default_rng(seed)
+    pos = np.zeros((96, 4), F32)
+    pos[:, :2] = rng.uniform(-1.1, 1.1, (96, 2))
+    pos[:, 3] = 1.0
+    return RefScene(
+        "adjacency_without_gs", 64, 48, _with_colors(pos, rng), mode="mixed_adjacency",
+        draws=[(0, 48), (48, 48)],
     )  # fmt: skip
 
 
@@ -659,6 +772,16 @@ def all_scenes() -> list[RefScene]:
         gs_scene("gs_triangles", (GS_TRIANGLES_GLSL, GS_TRIANGLES_TGSI), "triangle_strip", 21),
         gs_scene("gs_quads", (GS_QUADS_GLSL, GS_QUADS_TGSI), "points", 22),
         gs_scene("gs_outline", (GS_OUTLINE_GLSL, GS_OUTLINE_TGSI), "triangles", 23),
+        gs_scene(
+            "gs_lines_adjacency", (GS_LINES_ADJ_GLSL, GS_LINES_ADJ_TGSI), "line_strip_adjacency", 24
+        ),
+        gs_scene(
+            "gs_triangles_adjacency",
+            (GS_TRIANGLES_ADJ_GLSL, GS_TRIANGLES_ADJ_TGSI),
+            "triangles_adjacency",
+            25,
+        ),
+        adjacency_without_gs(),
     ]
 
 
@@ -674,4 +797,6 @@ def draw_mode(scene: RefScene, draw_index: int) -> str:
         return ("triangle_strip", "triangle_fan")[draw_index]
     if scene.mode == "mixed_fan":
         return ("triangles", "triangle_fan")[draw_index]
+    if scene.mode == "mixed_adjacency":
+        return ("lines_adjacency", "triangles_adjacency")[draw_index]
     return scene.mode

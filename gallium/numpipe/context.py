@@ -1445,8 +1445,7 @@ class NumpipeContext:
         else:
             per = [i * nu + inverse[tri_stream] for i in range(ninst)]
             tris = np.concatenate(per)
-            nprim = int(prim_stream.max()) + 1 if prim_stream.size else 0
-            prims = np.concatenate([prim_stream + i * nprim for i in range(ninst)])
+            prims = np.tile(prim_stream, ninst)  # primitive ids count each instance from 0
         if grouped:  # tag each triangle with its draw: (draw << 32) | primitive id
             prims = (np.concatenate(tag_parts) << 32) | prims.astype(np.int64)
         ntri_in = tris.shape[0]
@@ -1609,9 +1608,7 @@ class NumpipeContext:
         n = pos.shape[0]
         # the points, instance after instance, and their primitive ids
         pts = np.concatenate([i * nu + inverse for i in range(ninst)])
-        prims = np.tile(np.arange(ids.size, dtype=np.int64), ninst) + np.repeat(
-            np.arange(ninst, dtype=np.int64) * ids.size, ids.size
-        )
+        prims = np.tile(np.arange(ids.size, dtype=np.int64), ninst)  # from 0 per instance
         psize_reg = vs.kernel.output_index("PSIZE")
         psize = None
         if rast.point_size_per_vertex and psize_reg is not None:
@@ -1714,7 +1711,8 @@ class NumpipeContext:
         )
         prims_in = geo.input_primitives(gs.shader, mode, ids.size, cuts, rast.flatshade_first)
         verts = np.concatenate([i * nu + inverse[prims_in] for i in range(ninst)])
-        prim_ids = np.arange(verts.shape[0], dtype=np.int64)
+        # gl_PrimitiveIDIn counts the primitives of each instance from 0
+        prim_ids = np.tile(np.arange(prims_in.shape[0], dtype=np.int64), ninst)
         self.yield_point()
         out = geo.run_geometry(gs, vs, vres, vpos, verts, prim_ids, self._const_arrays,
                                self._texture_bindings)  # fmt: skip
@@ -1772,12 +1770,13 @@ class NumpipeContext:
         )
         n = pos.shape[0]
         seg, prim = ln.segments(mode, ids.size, cuts)
-        nseg = seg.shape[0]
         lines = np.concatenate([i * nu + inverse[seg] for i in range(ninst)]).reshape(-1, 2)
-        prims = np.concatenate([prim + i * nseg for i in range(ninst)])
+        prims = np.tile(prim, ninst)  # primitive ids count each instance from 0
         flat = attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
         nin = lines.shape[0]
-        ts, nout = self._line_stage(pos, attrs, interp, lines, prims, flat)
+        order = np.arange(nin, dtype=np.int64)  # (unique, for the clipper's bookkeeping)
+        ts, nout = self._line_stage(pos, attrs, interp, lines, order, flat)
+        ts.prim_id = prims[ts.prim_id.astype(np.int64)].astype(np.int32)
         for q in self._active_queries:
             if q.type == QueryType.PRIMITIVES_GENERATED:
                 q.primitives += nin

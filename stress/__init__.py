@@ -18,6 +18,7 @@ Suites (see each module's docstring):
 * ``ring_pressure``      -- a flooded ring and no-stall buffer paths equal a direct run
 * ``query_storm``        -- occlusion counts equal independently counted pixels
 * ``compute_mix``        -- compute grids on several contexts next to rendering, word-exact
+* ``primitive_mix``      -- points, lines and geometry shaders on several contexts, bit-exact
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ SUITES = (
     "ring_pressure",
     "query_storm",
     "compute_mix",
+    "primitive_mix",
 )
 
 

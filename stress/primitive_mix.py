@@ -21,6 +21,7 @@ import gallium
 from gallium import pipe
 
 from ._harness import Deadline, Report, run_threads
+from ._scene import Target
 
 NAME = "primitive_mix"
 THREADS = 4
@@ -128,30 +129,7 @@ class _Frame:
 
     def __init__(self, screen, ctx, data: dict) -> None:
         self.ctx, self.data = ctx, data
-        self.rt = screen.resource_create(
-            pipe.ResourceTemplate(
-                target=pipe.TextureTarget.TEXTURE_2D,
-                format=pipe.Format.R8G8B8A8_UNORM,
-                width0=W,
-                height0=H,
-                bind=pipe.Bind.RENDER_TARGET,
-            )
-        )
-        zs = screen.resource_create(
-            pipe.ResourceTemplate(
-                target=pipe.TextureTarget.TEXTURE_2D,
-                format=pipe.Format.Z24_UNORM_S8_UINT,
-                width0=W,
-                height0=H,
-                bind=pipe.Bind.DEPTH_STENCIL,
-            )
-        )
-        self.fb = pipe.FramebufferState(
-            width=W,
-            height=H,
-            cbufs=[ctx.create_surface(self.rt, pipe.SurfaceTemplate(format=self.rt.format))],
-            zsbuf=ctx.create_surface(zs, pipe.SurfaceTemplate(format=zs.format)),
-        )
+        self.target = Target(screen, ctx, W, H)
         self.vs = ctx.create_vs_state(pipe.ShaderState(tokens=VS))
         self.fs = ctx.create_fs_state(pipe.ShaderState(tokens=FS))
         self.gs = ctx.create_gs_state(pipe.ShaderState(tokens=GS))
@@ -177,10 +155,7 @@ class _Frame:
 
     def record(self) -> None:
         ctx, d = self.ctx, self.data
-        ctx.set_framebuffer_state(self.fb)
-        ctx.set_viewport_states(
-            0, [pipe.ViewportState(scale=(W / 2, H / 2, 0.5), translate=(W / 2, H / 2, 0.5))]
-        )
+        self.target.bind(ctx)
         ctx.bind_vs_state(self.vs)
         ctx.bind_fs_state(self.fs)
         ctx.bind_vertex_elements_state(self.ve)
@@ -211,12 +186,7 @@ class _Frame:
         ctx.bind_gs_state(None)
 
     def read(self) -> np.ndarray:
-        data, xfer = self.ctx.transfer_map(
-            self.rt, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1)
-        )
-        out = np.array(data[0])
-        self.ctx.transfer_unmap(xfer)
-        return out
+        return self.target.read(self.ctx)
 
 
 def _reference(seed: int) -> np.ndarray:

@@ -1443,14 +1443,20 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     keep = 0xFFFFFFFF
     for i in channels:
         keep &= ~(0xFF << (8 * perm[i]))
+    run = None if dense else pixel_run(target.words)
+    if run is not None:
+        flat = idx[0] * run[1]
+        flat += idx[1]
     if keep:
         # bytes not written (masked channels, padding) come from the pixel
         word &= np.uint32(~keep & 0xFFFFFFFF)
-        word |= target.words[idx] & np.uint32(keep)
+        word |= (target.words[idx] if run is None else run[0][flat]) & np.uint32(keep)
     if dense:
         store_masked(target.words[idx], word, alive)
-    else:
+    elif run is None:
         target.words[idx] = word
+    else:
+        run[0][flat] = word
 
 
 def _read_stack(target: Any, idx: tuple, dtype: Any) -> np.ndarray:
@@ -1494,6 +1500,22 @@ def _store_channel(color: Any, bits: np.ndarray | None, i: int, out: np.ndarray)
         color.store_unorm8(i, out)
     else:
         np.copyto(out, color.unorm8_scaled(i), casting="unsafe")
+
+
+def pixel_run(words: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """A (rows, width) array's rows as one 1-D run and its row pitch in
+    elements (rows may be padded), or None when its strides do not allow it.
+    ``run[y * pitch + x]`` is ``words[y, x]``: a 1-D fancy index costs about
+    half of the 2-D ``words[(y, x)]`` one (which computes the same flat
+    offsets and then walks them per dimension)."""
+    item = words.itemsize
+    h, w = words.shape
+    s0, s1 = words.strides
+    if h == 0 or w == 0 or s1 != item or s0 % item or s0 < w * item:
+        return None
+    pitch = s0 // item
+    run = np.lib.stride_tricks.as_strided(words, ((h - 1) * pitch + w,), (item,))
+    return run, pitch
 
 
 def store_masked(dst: np.ndarray, new: Any, mask: np.ndarray | None) -> None:

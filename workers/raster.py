@@ -61,6 +61,7 @@ from .fragment import (
     depth_stencil,
     fill_rows,
     flat_unorm8,
+    pixel_run,
     set_resident_colour,
     unorm8_prescale,
     write_color,
@@ -1060,7 +1061,9 @@ class _HiddenTiles:
         lo = np.maximum(np.take(xl, span), col)
         hi = np.minimum(np.take(xr, span), col + (one - 1))
         if not keep.all():
-            span, lo, hi = span[keep], lo[keep], hi[keep]
+            # one index, three takes: ~2.5x faster than three boolean masks
+            kept = np.flatnonzero(keep)
+            span, lo, hi = np.take(span, kept), np.take(lo, kept), np.take(hi, kept)
         return lo, hi - lo + 1, span
 
 
@@ -1126,8 +1129,9 @@ def _hidden_tiles(scene, state: FragmentState, ts, ids: np.ndarray, y0: int, y1:
         return None
     k = np.repeat(np.arange(ids.size), per)
     j = np.arange(k.size) - np.take(np.cumsum(per) - per, k)
-    tx = tx0[k] + j % nx[k]
-    ty = ty0[k] + j // nx[k]
+    row, col = np.divmod(j, np.take(nx, k))  # one integer division, not two
+    tx = np.take(tx0, k) + col
+    ty = np.take(ty0, k) + row
     # whole tile covered: every edge positive at the tile's four corner pixels,
     # i.e. at the corner where it is smallest (per triangle and edge: the
     # right column if dx > 0, the top row if dy > 0)
@@ -1140,7 +1144,7 @@ def _hidden_tiles(scene, state: FragmentState, ts, ids: np.ndarray, y0: int, y1:
         worst = (
             ts.c[ids, i] - dxt * np.where(dxt > 0, one - 1, 0) + dyt * np.where(dyt > 0, 0, one - 1)
         )
-        full &= (worst[k] - dxt[k] * xa + dyt[k] * ya_) > 0
+        full &= (np.take(worst, k) - np.take(dxt, k) * xa + np.take(dyt, k) * ya_) > 0
     if not full.any():
         return None
     base_ty = y0 >> HIZ_SHIFT
@@ -1331,15 +1335,12 @@ def _winners_layout(zs) -> bool:
     the low bits of the words (stencil, if any, above it), words adjacent in
     a row, rows a whole number of words apart (padding allowed)."""
     layout = zs.layout
-    words = zs.words
     return not (
         layout.z_float
         or layout.split
         or (layout.s_bits and layout.z_shift)
         or layout.z_bits > 31
-        or words.strides[1] != words.itemsize
-        or words.strides[0] % words.itemsize
-        or words.strides[0] < words.shape[1] * words.itemsize
+        or pixel_run(zs.words) is None
     )
 
 
@@ -1372,10 +1373,7 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     else:
         zq = np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
     # the words as one run (rows may be padded: index by the row pitch)
-    rw = words2d.strides[0] // words2d.itemsize
-    run = np.lib.stride_tricks.as_strided(
-        words2d, ((words2d.shape[0] - 1) * rw + words2d.shape[1],), (words2d.itemsize,)
-    )
+    run, rw = pixel_run(words2d)
     flat = py * rw + px  # index into the framebuffer's pixel words
     words = run[flat]
     stored = words >> np.asarray(layout.z_shift, words.dtype) if layout.z_shift else words

@@ -995,17 +995,25 @@ def _row_spans(ts, ids: np.ndarray, ya: np.ndarray, yb: np.ndarray, x0: np.ndarr
     xl = x0[pk]
     xr = x1[pk]
     for i in range(3):
-        c = ts.c[ids, i][pk]
-        dx = (ts.dcdx[ids, i] << 8)[pk]
-        dy = (ts.dcdy[ids, i] << 8)[pk]
+        c = np.take(ts.c[ids, i], pk)
+        dx = np.take(ts.dcdx[ids, i] << 8, pk)
+        dy = np.take(ts.dcdy[ids, i] << 8, pk)
         a = c + dy * y
         pos = dx > 0
-        neg = dx < 0
-        flat = ~(pos | neg)
-        safe = np.where(flat, 1, dx)
-        xr = np.where(pos, np.minimum(xr, np.floor_divide(a - 1, safe)), xr)
-        xl = np.where(neg, np.maximum(xl, np.floor_divide(-a, -safe) + 1), xl)
-        xr = np.where(flat & (a <= 0), xl - 1, xr)
+        # one integer division for both signs of dx (it costs ~10 ns an
+        # element, more than all the rest): (A-1) // dx, or (-A) // (-dx)
+        num = np.where(pos, a - 1, -a)
+        den = np.abs(dx)
+        flat = den == 0
+        any_flat = bool(flat.any())
+        if any_flat:
+            den[flat] = 1
+        q = np.floor_divide(num, den)
+        xr = np.where(pos, np.minimum(xr, q), xr)
+        q += 1
+        xl = np.where(dx < 0, np.maximum(xl, q), xl)
+        if any_flat:
+            xr = np.where(flat & (a <= 0), xl - 1, xr)
     return pk, y, xl, xr
 
 

@@ -155,6 +155,7 @@ class ThreadedContext:
         self._apply_stencil_ref = pipe._apply_stencil_ref
         self._apply_sample_mask = pipe._apply_sample_mask
         self._draw_vbo = pipe.draw_vbo  # one object: the driver finds draws by identity
+        self._flush_call = self._driver_flush  # ... and flushes
         self.batch_slots = batch_slots
         self.stats = TcStats()
         self.destroyed = False
@@ -300,6 +301,7 @@ class ThreadedContext:
         """
         pipe = self.pipe
         draw = self._draw_vbo
+        flush = self._flush_call
         groupable = pipe.GROUPABLE_CALLS
         i, n = 0, len(calls)
         light = 0  # calls run since the last yield point, outside draws
@@ -336,7 +338,11 @@ class ThreadedContext:
                         fn(*args)
                     except BaseException as exc:
                         self._driver_error(exc)
-            self._yield_point()  # after every run of draws
+            # after every run of draws -- except when only the batch's flush
+            # follows: the flush starts the workers on the scene, and the
+            # batch's end hands the GIL over right after it
+            if not all(f is flush for f, _ in calls[last:]):
+                self._yield_point()
             light = 0
             i = last
 
@@ -813,7 +819,7 @@ class ThreadedContext:
         with self._lock:
             seq = self._batch.seq
             queries, self._unflushed_queries = self._unflushed_queries, []
-            self._record_locked(self._driver_flush, (flags, fence, queries))
+            self._record_locked(self._flush_call, (flags, fence, queries))
             self._flushes.append((self._call_seq, fence))
             self._prune_flushes()
             if flags & Flush.DEFERRED:

@@ -681,7 +681,8 @@ def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen,
     """A long batch does not keep the GIL from an event loop: the driver thread
     passes a yield point after fetch, vertex shader, clipping and setup of every
     vertex-pipeline pass, after each draw of a group and after each run of
-    draws, and sleeps there once ~1 ms has passed since it last did."""
+    draws that more than the batch's flush follows, and sleeps there once
+    ~1 ms has passed since it last did."""
     import threaded.context as tcm
 
     ctx = small_tc(screen, slots=4096, queued=8)
@@ -699,10 +700,16 @@ def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen,
         ctx.flush().wait(10)
         # in the vertex pipeline: 4 stages x 2 passes, and 30 grouped draws
         assert points == [ctx._thread.ident] * (4 * 2 + 30)
-        # between calls: after the group and after the lone draw (state calls
-        # only check every 64th call)
-        assert ctx.stats.gil_handoffs - before == 4 * 2 + 30 + 2
+        # between calls: after the group, not after the lone draw that only
+        # the flush follows (state calls only check every 64th call)
+        assert ctx.stats.gil_handoffs - before == 4 * 2 + 30 + 1
         assert ctx.stats.grouped_draws == 30
+        # a lone draw with a state call after it (then the flush): one more
+        before = ctx.stats.gil_handoffs
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        ctx.set_sample_mask(0xFFFFFFFF)
+        ctx.flush().wait(10)
+        assert ctx.stats.gil_handoffs - before == 4 + 1
         assert (read_rgba8(ctx, rt)[..., 3] > 0).sum() > 100  # and it drew
     finally:
         ctx.destroy()

@@ -1443,7 +1443,7 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
     keep = 0xFFFFFFFF
     for i in channels:
         keep &= ~(0xFF << (8 * perm[i]))
-    run = None if dense else pixel_run(target.words)
+    run = None if dense else target_run(target)
     if run is not None:
         flat = idx[0] * run[1]
         flat += idx[1]
@@ -1516,6 +1516,19 @@ def pixel_run(words: np.ndarray) -> tuple[np.ndarray, int] | None:
     pitch = s0 // item
     run = np.lib.stride_tricks.as_strided(words, ((h - 1) * pitch + w,), (item,))
     return run, pitch
+
+
+def target_run(target: Any) -> tuple[np.ndarray, int] | None:
+    """:func:`pixel_run` of ``target.words``, kept on the target while its
+    words stay the same array (``as_strided`` costs ~15 us a call, with
+    the GIL held, and the sparse path asks once per batch)."""
+    words = target.words
+    hit = getattr(target, "_run", None)
+    if hit is not None and hit[0] is words:
+        return hit[1]
+    run = pixel_run(words)
+    target._run = (words, run)
+    return run
 
 
 def store_masked(dst: np.ndarray, new: Any, mask: np.ndarray | None) -> None:

@@ -61,8 +61,8 @@ from .fragment import (
     depth_stencil,
     fill_rows,
     flat_unorm8,
-    pixel_run,
     set_resident_colour,
+    target_run,
     unorm8_prescale,
     write_color,
 )
@@ -71,6 +71,15 @@ from .fragment import (
 DENSE_MIN_PIXELS = 16384
 # Sparse batches are cut so a batch never has more candidate quads than this.
 SPARSE_MAX_QUADS = 1 << 17
+# ... and when no shader kernel runs (pass-through pixel lists: the planes are
+# evaluated straight into the stores), no more candidate pixels than this.
+# With two workers each numpy call of a batch may wait for the GIL the other
+# worker holds between its calls, so fewer, bigger calls win: the medium bench
+# scene with two workers ~190 ms a frame with 4 * SPARSE_MAX_QUADS pixels a
+# batch, 150-180 with 2**20, 149-172 with 2**21 (and ~70 MB more peak memory
+# than 2**19) in alternating runs; the same on one worker.  A shaded batch
+# keeps the smaller bound: its kernel's temporaries grow with it.
+SPARSE_PLANE_PIXELS = 1 << 20
 
 _OX = np.array([0, 1, 0, 1], np.int64)
 _OY = np.array([0, 0, 1, 1], np.int64)
@@ -1180,10 +1189,14 @@ def _sparse_run(
     # bound a batch by its candidate pixels (bounding-box area in the band)
     cost = (bb[:, 2] - bb[:, 0] + 2) * (yb - ya + 2)
     cum = np.cumsum(cost)
+    planes_only = (
+        not state.needs_quads and state.passthrough is not None and _planes_direct(state, ts)
+    )
+    bound = SPARSE_PLANE_PIXELS if planes_only else 4 * SPARSE_MAX_QUADS
     start = 0
     while start < ids.size:
         base = cum[start - 1] if start else 0
-        end = max(int(np.searchsorted(cum, base + 4 * SPARSE_MAX_QUADS, side="right")), start + 1)
+        end = max(int(np.searchsorted(cum, base + bound, side="right")), start + 1)
         sl = slice(start, end)
         if state.needs_quads:
             _quad_batch(scene, state, ts, ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2], band)
@@ -1348,7 +1361,7 @@ def _winners_layout(zs) -> bool:
         or layout.split
         or (layout.s_bits and layout.z_shift)
         or layout.z_bits > 31
-        or pixel_run(zs.words) is None
+        or target_run(zs) is None
     )
 
 
@@ -1365,7 +1378,6 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     """
     zs = scene.zsbuf
     layout = zs.layout
-    words2d = zs.words
     if not _winners_layout(zs):
         return None
     f = int(state.dsa.depth.func)
@@ -1381,7 +1393,7 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     else:
         zq = np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
     # the words as one run (rows may be padded: index by the row pitch)
-    run, rw = pixel_run(words2d)
+    run, rw = target_run(zs)
     flat = py * rw + px  # index into the framebuffer's pixel words
     words = run[flat]
     stored = words >> np.asarray(layout.z_shift, words.dtype) if layout.z_shift else words

@@ -873,8 +873,14 @@ class _PixelGeom:
         cols = ts.__dict__.get("_z_cols64")
         if cols is None:
             cols = ts.__dict__["_z_cols64"] = np.ascontiguousarray(ts.z.T, np.float64)
-        inner = fma32(np.take(cols[1], self.tq), self.px, np.take(cols[0], self.tq))
-        return fma32(np.take(cols[2], self.tq), self.py, inner)
+        # fma32 in place: the float64 products take the int64 coordinates as
+        # they are (exact), each sum rounds once to float32
+        t = np.multiply(np.take(cols[1], self.tq), self.px)
+        t += np.take(cols[0], self.tq)
+        inner = t.astype(F32)
+        t = np.multiply(np.take(cols[2], self.tq), self.py, out=t)
+        t += inner
+        return t.astype(F32)
 
     def coords(self) -> tuple[np.ndarray, np.ndarray]:
         return self.px, self.py

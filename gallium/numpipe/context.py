@@ -559,6 +559,7 @@ class NumpipeContext:
         self._views: dict[ShaderType, list[SamplerView | None]] = {}
         self._fb = FramebufferState()
         self._targets: dict[int, tuple] = {}  # id(surface) -> (surface, storage, ColorTarget)
+        self._zs_target: tuple | None = None  # (surface, storage, (w, h), DepthTarget)
         self._viewports = [ViewportState() for _ in range(PIPE_MAX_VIEWPORTS)]
         self._scissors = [ScissorState() for _ in range(PIPE_MAX_VIEWPORTS)]
         self._blend_color = (0.0, 0.0, 0.0, 0.0)
@@ -1034,11 +1035,18 @@ class NumpipeContext:
             self._targets = targets
             zs = None
             if fb.zsbuf is not None:
-                res = fb.zsbuf.texture
-                zs = make_depth_target(res, fb.zsbuf.level, fb.zsbuf.first_layer, res.storage)
-                zs.words = zs.words[: fb.height, : fb.width]
-                if zs.stencil is not None:
-                    zs.stencil = zs.stencil[: fb.height, : fb.width]
+                # made once and reused as the colour targets are (scenes only read it)
+                s = fb.zsbuf
+                res = s.texture
+                size = (fb.width, fb.height)
+                hit = self._zs_target
+                if hit is None or hit[0] is not s or hit[1] is not res.storage or hit[2] != size:
+                    zs = make_depth_target(res, s.level, s.first_layer, res.storage)
+                    zs.words = zs.words[: fb.height, : fb.width]
+                    if zs.stencil is not None:
+                        zs.stencil = zs.stencil[: fb.height, : fb.width]
+                    hit = self._zs_target = (s, res.storage, size, zs)
+                zs = hit[3]
                 resources.add(res)
             self._scene_seq += 1
             scene = Scene(fb.width, fb.height, cbufs, zs, label=f"scene {self._scene_seq}")

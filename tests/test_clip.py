@@ -1,8 +1,9 @@
-"""The clipper's two walks around the polygons give the same geometry.
+"""The clipper's three ways give the same geometry.
 
-``gallium.draw.clip`` clips a few polygons with Python lists
-(``_plane_loop_small``) and many with numpy (``_plane_loop``); both use the
-same float32 distance and interpolation functions.  Random triangles --
+``gallium.draw.clip`` clips a few triangles entirely on Python floats rounded
+to float32 (``_clip_few``), a few polygons with Python lists
+(``_plane_loop_small``) and many with numpy (``_plane_loop``); the last two
+use the same float32 distance and interpolation functions.  Random triangles --
 crossing the frustum's and user planes, behind the eye, with non-finite
 coordinates, every interpolation mode, either provoking vertex -- must come
 out bit for bit the same: vertices, their order, triangles, primitive ids.
@@ -39,10 +40,28 @@ def random_geometry(rng, n_tris: int):
     return pos, win, oow, attrs, tris, prim_ids, interp, scale, translate
 
 
-def run(monkeypatch, small: bool, geometry, user, flatshade_first):
+def canonical_nans(arrays: list) -> list:
+    """The bytes with every NaN made one NaN: where two NaNs meet in an
+    operation (a NaN attribute interpolated with a NaN parameter), which one
+    x86 passes on depends on the instruction's operand order, so numpy and
+    Python floats may differ in the NaN's sign -- never in anything else."""
+    out = []
+    for b, a in zip(arrays, (F32, F32, F32, F32, np.int64, np.int64)):
+        v = np.frombuffer(b, a).copy()
+        if a is F32:
+            v[np.isnan(v)] = np.nan
+        out.append(v.tobytes())
+    return out
+
+
+def run(monkeypatch, small, geometry, user, flatshade_first, depth=(True, False)):
+    """``small``: "few" (_clip_few), True (_plane_loop_small) or False (_plane_loop)."""
     pos, win, oow, attrs, tris, prim_ids, interp, scale, translate = geometry
+    few = small == "few"
+    monkeypatch.setattr(clip, "FEW_TRIANGLES", 1 << 30 if few else -1)
+    monkeypatch.setattr(clip, "FEW_VERTICES", 1 << 30)
     monkeypatch.setattr(clip, "SMALL_POLYGONS", 1 << 30 if small else -1)
-    planes, active = clip.plane_table(True, True, False, user)
+    planes, active = clip.plane_table(True, depth[0], depth[1], user)
     g = clip.clip_triangles(
         pos, win, oow, attrs, tris, prim_ids,
         planes=planes, active=active, interp=interp, flatshade_first=flatshade_first,
@@ -60,6 +79,53 @@ def test_small_and_vectorized_clipping_agree(monkeypatch, seed):
     small = run(monkeypatch, True, geometry, user, flatshade_first)
     vectorized = run(monkeypatch, False, geometry, user, flatshade_first)
     assert small == vectorized
+    few = run(monkeypatch, "few", geometry, user, flatshade_first)
+    assert canonical_nans(few) == canonical_nans(vectorized)
+
+
+def varied_geometry(rng, n_tris: int, grid: bool = False):
+    """Shared vertices, w = 0 and negative, huge and tiny coordinates, NaN and
+    inf in positions and attributes, a random mix of interpolation modes;
+    ``grid``: small integer coordinates, so that an edge's two distances to a
+    plane are often exact opposites (the tie in choosing the endpoint to
+    interpolate from)."""
+    n = int(rng.integers(3, 3 * n_tris + 1))
+    if grid:
+        pos = rng.integers(-3, 4, (n, 4)).astype(F32)
+        pos[:, 3] = rng.choice([1.0, 2.0], n)
+    else:
+        pos = rng.normal(0, rng.choice([0.5, 1.5, 40.0]), (n, 4)).astype(F32)
+        pos[:, 3] = rng.choice([rng.uniform(-0.5, 2.0), 1.0, 0.0, 1e-30, -1.0], n)
+    for _ in range(0 if grid else int(rng.integers(0, 3))):
+        pos[rng.integers(0, n), rng.integers(0, 4)] = rng.choice([np.nan, np.inf, -np.inf, 3e38])
+    scale = (F32(rng.uniform(1, 900)), F32(rng.uniform(1, 900)), F32(0.5))
+    translate = (F32(rng.uniform(0, 900)), F32(rng.uniform(0, 900)), F32(0.5))
+    with np.errstate(all="ignore"):
+        oow = (F32(1.0) / pos[:, 3]).astype(F32)
+        win = (pos[:, :3] * oow[:, None] * np.array(scale, F32) + np.array(translate, F32)).astype(
+            F32
+        )
+    k = int(rng.integers(0, 4))
+    attrs = rng.uniform(-2, 2, (n, k, 4)).astype(F32)
+    if k and rng.uniform() < 0.2:
+        attrs[rng.integers(0, n), rng.integers(0, k), rng.integers(0, 4)] = np.nan
+    tris = rng.integers(0, n, (n_tris, 3)).astype(np.int64)
+    prim_ids = rng.permutation(n_tris).astype(np.int64)
+    interp = [str(m) for m in rng.choice(["perspective", "linear", "constant"], k)]
+    return pos, win, oow, attrs, tris, prim_ids, interp, scale, translate
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_few_triangle_clipping_agrees_bit_for_bit(monkeypatch, seed):
+    rng = np.random.default_rng(1000 + seed)
+    geometry = varied_geometry(rng, int(rng.integers(1, 5)), grid=seed % 3 == 0)
+    user = [list(rng.normal(0, 1, 4)) for _ in range(int(rng.integers(0, 3)))]
+    flatshade_first = bool(rng.integers(0, 2))
+    depth = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
+    few = run(monkeypatch, "few", geometry, user, flatshade_first, depth)
+    vectorized = run(monkeypatch, False, geometry, user, flatshade_first, depth)
+    assert [len(b) for b in few] == [len(b) for b in vectorized]
+    assert canonical_nans(few) == canonical_nans(vectorized)
 
 
 def test_a_full_screen_triangle_becomes_the_screen_square():

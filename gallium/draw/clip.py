@@ -21,6 +21,8 @@ distances are dropped.
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +114,11 @@ def clip_triangles(
     if m == 0 or not active:
         return ClippedGeometry(pos, win, oow, attrs, tris, prim_ids)
     pos = pos.astype(F32, copy=False)
+    if m <= FEW_TRIANGLES and pos.shape[0] <= FEW_VERTICES:
+        return _clip_few(
+            pos, win, oow, attrs, tris, prim_ids, planes, active, interp, flatshade_first,
+            scale, translate,
+        )  # fmt: skip
     with np.errstate(invalid="ignore", over="ignore"):
         # every active plane at once: the same float32 operations as _dot4
         # (products and left-to-right sums), on contiguous coordinate columns
@@ -424,4 +431,237 @@ def _clip_polygons(
         np.concatenate([attrs, table.attrs[sel]]),
         np.concatenate([tris[plain_idx], fan])[order],
         np.concatenate([prim_ids[plain_idx], prim_ids[src[fr]]])[order],
+    )
+
+
+# ----------------------------------------------------------------------------
+# a few triangles: Python floats
+# ----------------------------------------------------------------------------
+
+# Up to this many triangles over at most FEW_VERTICES vertices (a full-screen
+# triangle or quad), clip_triangles runs on Python floats: the same float32
+# operations in the same order, each result rounded to float32 (for +, -, *
+# and / of float32 operands, rounding the double result to float32 is exact
+# rounding), where the numpy path costs ~60-80 calls of a few microseconds.
+FEW_TRIANGLES = 4
+FEW_VERTICES = 12
+
+_F32_NATIVE = struct.Struct("f")  # native: a C cast, overflow gives inf
+_pack, _unpack = _F32_NATIVE.pack, _F32_NATIVE.unpack
+
+
+def _r(x: float) -> float:
+    """``x`` rounded to float32 (as numpy rounds a float32 operation's result)."""
+    return _unpack(_pack(x))[0]
+
+
+_DEFAULT_NAN = -math.nan  # what x86 makes of 0/0 (sign bit set), as numpy's division does
+
+
+def _div(a: float, b: float) -> float:
+    """float32 ``a / b`` with IEEE results for a zero divisor (numpy's, errors ignored)."""
+    if b == 0.0:
+        if a != a:
+            return a
+        if a == 0.0:
+            return _DEFAULT_NAN
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return _r(a / b)
+
+
+_STRUCTS: dict[int, struct.Struct] = {}
+
+
+def _rl(values: list) -> list:
+    """Each of ``values`` rounded to float32: independent results of one step
+    rounded together (one struct call instead of one per value)."""
+    n = len(values)
+    st = _STRUCTS.get(n)
+    if st is None:
+        st = _STRUCTS[n] = struct.Struct(f"{n}f")
+    return list(st.unpack(st.pack(*values)))
+
+
+def _dots_few(points: list, planes: list) -> list:
+    """:func:`_dot4` of every point against every plane (a list per plane):
+    the products, then the left-to-right sums, each rounded to float32."""
+    prods = _rl([v[c] * p[c] for p in planes for v in points for c in range(4)])
+    s = prods[0::4]
+    for c in (1, 2, 3):
+        s = _rl([a + b for a, b in zip(s, prods[c::4])])
+    n = len(points)
+    return [s[j * n : (j + 1) * n] for j in range(len(planes))]
+
+
+def _lerps_few(t: list, a: list, b: list) -> list:
+    """float32 ``a + t*(b - a)`` (LINTERP) per value, ``t`` per value."""
+    d = _rl([y - x for x, y in zip(a, b)])
+    m = _rl([u * x for u, x in zip(t, d)])
+    return _rl([x + y for x, y in zip(a, m)])
+
+
+def _clip_few(
+    pos, win, oow, attrs, tris, prim_ids, planes, active, interp, flatshade_first, scale, translate
+) -> ClippedGeometry:
+    """clip_triangles for a few triangles (see FEW_TRIANGLES): the clip masks,
+    the walk around each polygon plane by plane, the new vertices, the fans
+    and the renumbering of :func:`_clip_polygons`, vertex by vertex."""
+    P = planes[list(active)].astype(F32, copy=False).tolist()
+    V = pos.tolist()
+    nv = len(V)
+    dist = _dots_few(V, P)  # per active plane, per vertex
+    bits = [0] * nv
+    for j, row in enumerate(dist):
+        for i, d in enumerate(row):
+            if d < 0:
+                bits[i] |= 1 << j
+    fin = [all(map(math.isfinite, v)) for v in V]
+    T = tris.tolist()
+    plain, src, masks = [], [], []
+    for i, (a, b, c) in enumerate(T):
+        o = bits[a] | bits[b] | bits[c]
+        ok = fin[a] and fin[b] and fin[c]
+        plain.append(o == 0 and ok)
+        if o and not bits[a] & bits[b] & bits[c] and ok:
+            src.append(i)
+            masks.append(o)
+    if not src:
+        keep = np.array(plain, bool)
+        return ClippedGeometry(pos, win, oow, attrs, tris[keep], prim_ids[keep])
+
+    flat = [i for i, m in enumerate(interp) if m == "constant"]
+    lin = [i for i, m in enumerate(interp) if m == "linear"]
+    persp = [i for i, m in enumerate(interp) if m == "perspective"]
+    scale_v = np.asarray(scale, F32).tolist()
+    trans_v = np.asarray(translate, F32).tolist()
+    W, O, A = win.tolist(), oow.tolist(), attrs.tolist()
+    # vertices clipping creates: id nv + k is new_*[k]
+    new_pos: list = []
+    new_win: list = []
+    new_oow: list = []
+    new_attr: list = []
+
+    def pos_of(v):
+        return V[v] if v < nv else new_pos[v - nv]
+
+    def attr_of(v):
+        return A[v] if v < nv else new_attr[v - nv]
+
+    def add_all(pending: list) -> None:
+        """_interp's new vertices ``out + t*(in - out)`` for one plane's
+        (t, out, in) triples, in order (each step rounded for all at once)."""
+        po = [pos_of(o) for _, o, _ in pending]
+        pi = [pos_of(i) for _, _, i in pending]
+        t4 = [t for t, _, _ in pending for _ in range(4)]
+        flat_p = _lerps_few(t4, [x for v in po for x in v], [x for v in pi for x in v])
+        ps = [flat_p[4 * i : 4 * i + 4] for i in range(len(pending))]
+        w_oow = [_div(1.0, p[3]) for p in ps]
+        w = _rl([p[c] * o for p, o in zip(ps, w_oow) for c in range(3)])
+        w = _rl([w[3 * i + c] * scale_v[c] for i in range(len(ps)) for c in range(3)])
+        w = _rl([w[3 * i + c] + trans_v[c] for i in range(len(ps)) for c in range(3)])
+        attrs_new = [[list(slot) for slot in attr_of(o)] for _, o, _ in pending]
+        for slots, linear in ((persp, False), (lin, True)):
+            if not slots:
+                continue
+            ts = []
+            for (t, _, _), a, b, p in zip(pending, po, pi, ps):
+                if linear:  # the screen-space t of the first of x, y that differs
+                    for k in (0, 1):
+                        if b[k] != a[k]:
+                            in_c, out_c = _div(b[k], b[3]), _div(a[k], a[3])
+                            dst_c = _div(p[k], p[3])
+                            t = _div(_r(dst_c - out_c), _r(in_c - out_c))
+                            break
+                ts.append(t)
+            n4 = 4 * len(slots)
+            vals = _lerps_few(
+                [t for t in ts for _ in range(n4)],
+                [x for _, o, _ in pending for k in slots for x in attr_of(o)[k]],
+                [x for _, _, i in pending for k in slots for x in attr_of(i)[k]],
+            )
+            for j, attr in enumerate(attrs_new):
+                for q, k in enumerate(slots):
+                    attr[k] = vals[j * n4 + 4 * q : j * n4 + 4 * q + 4]
+        new_pos.extend(ps)
+        new_win.extend(w[3 * i : 3 * i + 3] for i in range(len(ps)))
+        new_oow.extend(w_oow)
+        new_attr.extend(attrs_new)
+
+    polys = [list(T[i]) for i in src]
+    alive = [True] * len(polys)
+    for j, plane in enumerate(P):
+        # distances of this plane's polygons' vertices: the original ones
+        # known, those earlier planes created computed together
+        dj = None
+        pending: list = []  # (t, out, in) of the vertices this plane creates
+        for r in range(len(polys)):
+            if not (alive[r] and masks[r] >> j & 1):
+                continue
+            if dj is None:
+                dj = dist[j] + (_dots_few(new_pos, [plane])[0] if new_pos else [])
+            vid = polys[r]
+            n = len(vid)
+            d = [dj[v] for v in vid]
+            bad = not all(map(math.isfinite, d))
+            out = []
+            for k in range(n):
+                kn = k + 1 if k + 1 < n else 0
+                dk, dn = d[k], d[kn]
+                inside = dk >= 0
+                if inside:
+                    out.append(vid[k])
+                if inside != (dn >= 0):
+                    denom = _r(dn - dk)
+                    # draw interpolates from the endpoint nearer the plane
+                    base_is_next = (-dn < dk) if inside else not (-dk < dn)
+                    t = _div(dn, denom) if base_is_next else _div(-dk, denom)
+                    out_v, in_v = (vid[kn], vid[k]) if base_is_next else (vid[k], vid[kn])
+                    pending.append((t, out_v, in_v))
+                    out.append(nv + len(new_pos) + len(pending) - 1)
+            polys[r] = out
+            alive[r] = not bad and len(out) >= 3
+        if pending:
+            add_all(pending)
+    live = [r for r in range(len(polys)) if alive[r]]
+    if flat:
+        for r in live:
+            first = polys[r][0]
+            provoking = T[src[r]][0 if flatshade_first else 2]
+            if first != provoking:
+                a = [list(slot) for slot in attr_of(first)]
+                for k in flat:
+                    a[k] = list(attr_of(provoking)[k])
+                if first < nv:
+                    p, w, o = V[first], W[first], O[first]
+                else:
+                    p, w, o = new_pos[first - nv], new_win[first - nv], new_oow[first - nv]
+                new_pos.append(p)
+                new_win.append(w)
+                new_oow.append(o)
+                new_attr.append(a)
+                polys[r][0] = nv + len(new_pos) - 1
+    fan, fan_src = [], []
+    for r in live:
+        v = polys[r]
+        for i in range(2, len(v)):
+            fan.append((v[0], v[i - 1], v[i]) if flatshade_first else (v[i - 1], v[i], v[0]))
+            fan_src.append(src[r])
+    # the created vertices the fans use, renumbered in order
+    used = sorted({v for tri in fan for v in tri if v >= nv})
+    remap = {v: nv + i for i, v in enumerate(used)}
+    fan = [[remap.get(v, v) for v in tri] for tri in fan]
+    k = attrs.shape[1]
+    sel = [v - nv for v in used]
+    plain_idx = [i for i, ok in enumerate(plain) if ok]
+    keys = plain_idx + fan_src
+    order = np.argsort(np.array(keys, np.int64), kind="stable")
+    fan_arr = np.array(fan, np.int64).reshape(-1, 3)
+    ns = len(sel)
+    return ClippedGeometry(
+        np.concatenate([pos, np.array([new_pos[i] for i in sel], F32).reshape(ns, 4)]),
+        np.concatenate([win, np.array([new_win[i] for i in sel], F32).reshape(ns, 3)]),
+        np.concatenate([oow, np.array([new_oow[i] for i in sel], F32)]),
+        np.concatenate([attrs, np.array([new_attr[i] for i in sel], F32).reshape(ns, k, 4)]),
+        np.concatenate([tris[plain_idx], fan_arr])[order],
+        np.concatenate([prim_ids[plain_idx], prim_ids[fan_src]])[order],
     )

@@ -74,3 +74,31 @@ def test_fetch_of_a_float_buffer_is_exact():
         [0.0] * 4,
         [1.0] * 4,
     ]
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        pipe.Format.R32_FLOAT,
+        pipe.Format.R32G32_FLOAT,
+        pipe.Format.R32G32B32_FLOAT,
+        pipe.Format.R32G32B32A32_FLOAT,
+    ],
+)
+def test_float32_elements_keep_their_bits(fmt):
+    """float32 channels are the buffer's bytes as they are -- NaN payloads,
+    signed zeros, subnormals and infinities too -- and missing ones (0, 0, 0, 1)."""
+    desc = element_desc(pipe.VertexElement(src_format=fmt), 0)
+    nch = desc.block_bytes // 4
+    special = np.array([0x7FC00001, 0xFFC00000, 0x80000000, 0x00000001, 0x7F800000], np.uint32)
+    words = np.random.default_rng(nch).integers(0, 1 << 32, (9, nch), dtype=np.uint64)
+    words = words.astype(np.uint32)
+    words.reshape(-1)[: special.size] = special[: words.size]
+    raw = words.view(np.uint8).reshape(9, desc.block_bytes)
+    chans = _convert(desc, raw)
+    assert [c.dtype for c in chans] == [np.float32] * 4
+    for k in range(4):
+        if k < nch:
+            assert chans[k].view(np.uint32).tolist() == words[:, k].tolist()
+        else:
+            assert chans[k].tolist() == [1.0 if k == 3 else 0.0] * 9

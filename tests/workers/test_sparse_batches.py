@@ -49,18 +49,24 @@ def render(screen, verts, fs=None):
         ctx.destroy()
 
 
-@pytest.mark.parametrize("shaded", [False, True], ids=["pass-through", "shaded"])
-def test_batch_cuts_change_no_byte(screen, monkeypatch, shaded):
-    verts = small_triangles(600, 7)
-    fs = FS_MUL_ONE if shaded else None
-    batches = []
+@pytest.fixture
+def batches(monkeypatch):
+    """The triangle count of every pixel-list batch rasterized, in order."""
+    sizes: list[int] = []
     real = raster._pixel_batch
 
     def spy(scene, state, ts, ids, *args, **kw):
-        batches.append(ids.size)
+        sizes.append(ids.size)
         return real(scene, state, ts, ids, *args, **kw)
 
     monkeypatch.setattr(raster, "_pixel_batch", spy)
+    return sizes
+
+
+@pytest.mark.parametrize("shaded", [False, True], ids=["pass-through", "shaded"])
+def test_batch_cuts_change_no_byte(screen, monkeypatch, batches, shaded):
+    verts = small_triangles(600, 7)
+    fs = FS_MUL_ONE if shaded else None
     whole = render(screen, verts, fs)
     whole_batches = list(batches)
     batches.clear()
@@ -77,20 +83,12 @@ def test_batch_cuts_change_no_byte(screen, monkeypatch, shaded):
     assert len(np.unique(whole[1].view(np.uint32))) > 1000
 
 
-def test_only_pass_through_pixel_lists_take_the_big_batches(screen, monkeypatch):
+def test_only_pass_through_pixel_lists_take_the_big_batches(screen, monkeypatch, batches):
     verts = small_triangles(600, 8)
-    seen = []
-    real = raster._pixel_batch
-
-    def spy(scene, state, ts, ids, *args, **kw):
-        seen.append(ids.size)
-        return real(scene, state, ts, ids, *args, **kw)
-
-    monkeypatch.setattr(raster, "_pixel_batch", spy)
     # a bound between the two: pass-through stays whole, shaded is cut
     monkeypatch.setattr(raster, "SPARSE_MAX_QUADS", 256)
     render(screen, verts)
-    assert len(seen) == 2
-    seen.clear()
+    assert len(batches) == 2
+    batches.clear()
     render(screen, verts, FS_MUL_ONE)
-    assert len(seen) > 2
+    assert len(batches) > 2

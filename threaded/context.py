@@ -338,10 +338,11 @@ class ThreadedContext:
                         fn(*args)
                     except BaseException as exc:
                         self._driver_error(exc)
-            # after every run of draws -- except when only the batch's flush
-            # follows: the flush starts the workers on the scene, and the
-            # batch's end hands the GIL over right after it
-            if not all(f is flush for f, _ in calls[last:]):
+            # after every run of draws -- except when nothing but the batch's
+            # flush follows: the flush starts the workers on the scene, and
+            # the batch's end hands the GIL over right after it
+            rest = n - last
+            if rest > 1 or (rest == 1 and calls[last][0] is not flush):
                 self._yield_point()
             light = 0
             i = last

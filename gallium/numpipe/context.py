@@ -161,12 +161,23 @@ def check_flush_flags(flags: Any) -> Flush:
         raise bad_value("flags", "must be pipe.Flush flags", v) from None
 
 
+class _CheckedDrawInfo(DrawInfo):
+    """A DrawInfo that check_draw_info made: a private copy, fields checked
+    (the threaded context's recorded copy is not checked again on the driver
+    thread)."""
+
+    __slots__ = ()
+
+
 def check_draw_info(info: Any) -> DrawInfo:
     """Validate a DrawInfo's fields; return a copy holding plain ints and bools.
 
     The index data itself (``index``) is checked where it is read, since a
-    resource's contents may change until the draw runs.
+    resource's contents may change until the draw runs.  A copy this
+    function made is returned as it is.
     """
+    if type(info) is _CheckedDrawInfo:
+        return info
     if not isinstance(info, DrawInfo):
         raise bad_type("info", "a pipe.DrawInfo", info)
     if info.indirect is not None:
@@ -188,6 +199,7 @@ def check_draw_info(info: Any) -> DrawInfo:
         raise bad_value("info.index", "must be set when index_size is non-zero")
     out.primitive_restart = bool(check_int("info.primitive_restart", info.primitive_restart, 0, 1))
     out.has_user_indices = bool(check_int("info.has_user_indices", info.has_user_indices, 0, 1))
+    out.__class__ = _CheckedDrawInfo
     return out
 
 

@@ -251,7 +251,7 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
         else:
             if hiz is False:
                 hiz = _hidden_tiles(scene, state, ts, ids, y0, y1)
-            _sparse_run(scene, state, ts, ids[start:end], y0, y1, band, hiz)
+            _sparse_run(scene, state, ts, ids[start:end], y0, y1, band, hiz, start)
 
 
 def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
@@ -1041,7 +1041,9 @@ HIZ_MIN_TRIANGLES = 64
 
 class _HiddenTiles:
     """For one draw in one band: per 4x4 tile, the depth bound that a triangle
-    covering the whole tile guarantees, and per triangle its own depth bounds.
+    covering the whole tile guarantees, and per triangle its own depth bounds;
+    also the row spans of the draw's triangles in the band, which the bounds
+    are made from and the sparse batches use.
 
     With an opaque, depth-writing LESS or LEQUAL test, a fragment whose depth
     is strictly greater than another fragment's at the same pixel, in the same
@@ -1055,12 +1057,25 @@ class _HiddenTiles:
     in y, so a box's extremes are at its corners).  GREATER and GEQUAL mirror
     this.  The result is the same framebuffer; what changes is that on the
     medium bench scene about half the fragments are never expanded.
+    ``thr`` is None when no tile is covered whole: nothing is hidden.
     """
 
-    def __init__(self, thr, base_ty, ntx, bound, use_min):
+    def __init__(self, thr, base_ty, ntx, bound, use_min, spans=None):
         self.thr, self.base_ty, self.ntx = thr, base_ty, ntx
         self.bound = bound  # per triangle of the set: its shallowest (min) or deepest depth
         self.use_min = use_min
+        # (pk, y, xl, xr, first): _row_spans of the draw's triangles in the
+        # band (pk indexes the draw's ids) and each triangle's first pair
+        self._spans = spans
+
+    def spans(self, i0: int, i1: int):
+        """_row_spans of the draw's triangles i0 .. i1 - 1 (pk relative to i0),
+        or None when they were not kept."""
+        if self._spans is None:
+            return None
+        pk, y, xl, xr, first = self._spans
+        sl = slice(int(first[i0]), int(first[i1]))
+        return pk[sl] - i0, y[sl], xl[sl], xr[sl]
 
     def visible_segments(self, y, xl, xr, tri):
         """Cut row spans (row ``y``, columns ``xl..xr`` of triangle ``tri``;
@@ -1119,12 +1134,22 @@ def _depth_bounds(scene, state: FragmentState, ts) -> tuple[np.ndarray, np.ndarr
     return zmin, zmax
 
 
+# The row spans _hidden_tiles makes are kept for the batches up to this many
+# (triangle, row) pairs (32 bytes each); beyond it, batches make their own.
+KEEP_SPANS = 1 << 20
+
+
 def _hidden_tiles(scene, state: FragmentState, ts, ids: np.ndarray, y0: int, y1: int):
     """The band's _HiddenTiles for a draw, or None when the test does not apply:
     only where the sparse path resolves depth in closed form (opaque,
     depth-writing LESS/LEQUAL/GREATER/GEQUAL, nothing counted, early depth,
     a quantized depth buffer), so every occluding fragment is sure to be
-    tested and written."""
+    tested and written.
+
+    A triangle covers a 4x4 tile whole when its spans on the tile's first
+    and last rows both contain the tile's columns: each edge bounds a row's
+    span monotonically in y (one integer solution per row, _row_spans), so
+    the span on every row between contains their intersection."""
     zs = scene.zsbuf
     if (
         ids.size < HIZ_MIN_TRIANGLES
@@ -1138,57 +1163,76 @@ def _hidden_tiles(scene, state: FragmentState, ts, ids: np.ndarray, y0: int, y1:
         return None
     use_min = int(state.dsa.depth.func) in _MIN_FUNCS
     zmin, zmax = _depth_bounds(scene, state, ts)
-    # tiles wholly inside each triangle's bounding box (and the band)
     bb = ts.bbox[ids].astype(np.int64)
+    ya = np.maximum(bb[:, 1], y0)
+    yb = np.minimum(bb[:, 3], y1 - 1)
+    nrows = np.maximum(yb - ya + 1, 0)
+    first = np.zeros(ids.size + 1, np.int64)
+    np.cumsum(nrows, out=first[1:])
+    keep = int(first[-1]) <= KEEP_SPANS
     one = 1 << HIZ_SHIFT
-    tx0 = (bb[:, 0] + one - 1) >> HIZ_SHIFT
-    tx1 = ((bb[:, 2] + 1) >> HIZ_SHIFT) - 1
-    ty0 = (np.maximum(bb[:, 1], y0) + one - 1) >> HIZ_SHIFT
-    ty1 = ((np.minimum(bb[:, 3], y1 - 1) + 1) >> HIZ_SHIFT) - 1
-    nx = np.maximum(tx1 - tx0 + 1, 0)
-    ny = np.maximum(ty1 - ty0 + 1, 0)
-    per = nx * ny
-    if not per.any():
-        return None
-    k = np.repeat(np.arange(ids.size), per)
-    j = np.arange(k.size) - np.take(np.cumsum(per) - per, k)
-    row, col = np.divmod(j, np.take(nx, k))  # one integer division, not two
-    tx = np.take(tx0, k) + col
-    ty = np.take(ty0, k) + row
-    # whole tile covered: every edge positive at the tile's four corner pixels,
-    # i.e. at the corner where it is smallest (per triangle and edge: the
-    # right column if dx > 0, the top row if dy > 0)
-    full = np.ones(k.size, bool)
-    xa, ya_ = tx << HIZ_SHIFT, ty << HIZ_SHIFT
-    for i in range(3):
-        dxt = ts.dcdx[ids, i] << 8
-        dyt = ts.dcdy[ids, i] << 8
-        # per triangle: c - dx*(offset x) + dy*(offset y) at the worst corner
-        worst = (
-            ts.c[ids, i] - dxt * np.where(dxt > 0, one - 1, 0) + dyt * np.where(dyt > 0, 0, one - 1)
-        )
-        full &= (np.take(worst, k) - np.take(dxt, k) * xa + np.take(dyt, k) * ya_) > 0
-    if not full.any():
-        return None
     base_ty = y0 >> HIZ_SHIFT
     ntx = (scene.width + one - 1) >> HIZ_SHIFT
     nty = ((y1 - 1) >> HIZ_SHIFT) - base_ty + 1
-    tile = (ty[full] - base_ty) * ntx + tx[full]
-    t = ids[k[full]]
     big = np.iinfo(np.int64)
-    if use_min:
-        thr = np.full(nty * ntx, big.max, np.int64)
-        np.minimum.at(thr, tile, zmax[t])
-        return _HiddenTiles(thr, base_ty, ntx, zmin, True)
-    thr = np.full(nty * ntx, big.min, np.int64)
-    np.maximum.at(thr, tile, zmin[t])
-    return _HiddenTiles(thr, base_ty, ntx, zmax, False)
+    thr = np.full(nty * ntx, big.max if use_min else big.min, np.int64)
+    covering = zmax if use_min else zmin  # what a triangle guarantees in a tile it covers
+    any_full = False
+    kept = []
+    # triangles in chunks of at most KEEP_SPANS pairs (one when keeping them)
+    start = 0
+    while start < ids.size:
+        end = int(np.searchsorted(first, first[start] + KEEP_SPANS, side="right")) - 1
+        end = ids.size if keep else max(end, start + 1)
+        sl = slice(start, end)
+        spans = _row_spans(ts, ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2])
+        if keep:
+            kept = spans
+        tiles = (thr, base_ty, ntx, use_min)
+        any_full |= _cover_tiles(*tiles, spans, ya[sl], yb[sl], covering[ids[sl]])
+        start = end
+    spans = (*kept, first) if keep else None
+    if not any_full:
+        thr = None
+    if thr is None and spans is None:
+        return None
+    return _HiddenTiles(thr, base_ty, ntx, zmin if use_min else zmax, use_min, spans)
+
+
+def _cover_tiles(thr, base_ty: int, ntx: int, use_min: bool, spans, ya, yb, covering) -> bool:
+    """Fold into ``thr`` the depth bound of every tile a triangle covers whole
+    (rows of tiles inside the triangle's rows; on each, the columns inside
+    the spans of its first and last row).  Returns whether any tile was."""
+    _, _, xl, xr = spans
+    one = 1 << HIZ_SHIFT
+    nrows = yb - ya + 1
+    first = np.cumsum(nrows) - nrows  # each triangle's first pair
+    ty0 = (ya + one - 1) >> HIZ_SHIFT
+    ntr = np.maximum(((yb + 1) >> HIZ_SHIFT) - ty0, 0)
+    k, ty = _expand(ty0, ntr)  # (triangle, row of tiles)
+    if not k.size:
+        return False
+    top = np.take(first - ya, k)
+    top += ty << HIZ_SHIFT  # the pair of the tile row's first row
+    bottom = top + (one - 1)
+    lo = np.maximum(np.take(xl, top), np.take(xl, bottom))
+    hi = np.minimum(np.take(xr, top), np.take(xr, bottom))
+    tx0 = (lo + (one - 1)) >> HIZ_SHIFT
+    ntiles = np.maximum(((hi + 1) >> HIZ_SHIFT) - tx0, 0)
+    if not ntiles.any():
+        return False
+    owner, tx = _expand(tx0, ntiles)
+    tile = np.take((ty - base_ty) * ntx, owner)
+    tile += tx
+    (np.minimum if use_min else np.maximum).at(thr, tile, np.take(np.take(covering, k), owner))
+    return True
 
 
 def _sparse_run(
-    scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1, band, hiz=None
+    scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1, band, hiz=None, at: int = 0
 ) -> None:
-    """Shade and write a run of small triangles, in batches of bounded size."""
+    """Shade and write a run of small triangles, in batches of bounded size
+    (``at``: the run's first triangle in the draw's triangles of the band)."""
     bb = ts.bbox[ids].astype(np.int64)
     ya = np.maximum(bb[:, 1], y0)
     yb = np.minimum(bb[:, 3], y1 - 1)
@@ -1199,6 +1243,16 @@ def _sparse_run(
         not state.needs_quads and state.passthrough is not None and _planes_direct(state, ts)
     )
     bound = SPARSE_PLANE_PIXELS if planes_only else 4 * SPARSE_MAX_QUADS
+    run_depth = None
+    if not state.needs_quads and state.early_z and _opaque_winners_possible(state):
+        r0, r1 = int(ya.min()), int(yb.max()) + 1
+        zs = scene.zsbuf
+        if (
+            zs is not None
+            and _winners_layout(zs)
+            and int(cum[-1]) >= RUN_DEPTH_MIN_RATIO * (r1 - r0) * target_run(zs)[1]
+        ):
+            run_depth = _RunDepth(scene, state, y0, r0, r1)
     start = 0
     while start < ids.size:
         base = cum[start - 1] if start else 0
@@ -1207,7 +1261,8 @@ def _sparse_run(
         if state.needs_quads:
             _quad_batch(scene, state, ts, ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2], band)
         else:
-            _pixel_batch(scene, state, ts, ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2], band, hiz)
+            args = (ids[sl], ya[sl], yb[sl], bb[sl, 0], bb[sl, 2])
+            _pixel_batch(scene, state, ts, *args, band, hiz, run_depth, at + start)
         start = end
 
 
@@ -1224,13 +1279,18 @@ def _expand(lo: np.ndarray, count: np.ndarray, step: int = 1):
     return owner, value
 
 
-def _pixel_batch(scene, state, ts, ids, ya, yb, x0, x1, band, hiz=None) -> None:
-    """Shaders without derivatives: one lane per covered pixel, nothing else."""
-    pk, y, xl, xr = _row_spans(ts, ids, ya, yb, x0, x1)
+def _pixel_batch(scene, state, ts, ids, ya, yb, x0, x1, band, hiz=None, run_depth=None, at=0):
+    """Shaders without derivatives: one lane per covered pixel, nothing else.
+    ``at``: the batch's first triangle in the draw's triangles of the band
+    (where ``hiz`` keeps their row spans)."""
+    spans = None if hiz is None else hiz.spans(at, at + ids.size)
+    if spans is None:
+        spans = _row_spans(ts, ids, ya, yb, x0, x1)
+    pk, y, xl, xr = spans
     count = np.maximum(xr - xl + 1, 0)
     if not count.any():
         return
-    if hiz is None:
+    if hiz is None or hiz.thr is None:
         pair, px = _expand(xl, count)
     else:
         lo, cnt, seg_span = hiz.visible_segments(y, xl, xr, ids[pk])
@@ -1242,7 +1302,7 @@ def _pixel_batch(scene, state, ts, ids, ya, yb, x0, x1, band, hiz=None) -> None:
     tri = ids[pk[pair]]
     geom = _PixelGeom(px, py, tri)
     if state.early_z:
-        _early_z_batch(scene, state, ts, geom, band)
+        _early_z_batch(scene, state, ts, geom, band, run_depth)
         return
     outputs, kill, z = _shade(state, ts, geom, px.size, None, None)
     alive = None if kill is None else ~kill
@@ -1264,6 +1324,16 @@ def _scratch_array(size: int) -> np.ndarray:
     if arr is None or arr.size < size:
         arr = np.full(max(size, 1 << 16), _UNSET, np.int64)
         _scratch.arr = arr
+    return arr
+
+
+def _run_scratch(size: int) -> np.ndarray:
+    """A per-thread int64 array of at least ``size`` entries for _RunDepth's
+    keys (apart from _scratch_array's: a run's keys live across its batches)."""
+    arr = getattr(_scratch, "keys", None)
+    if arr is None or arr.size < size:
+        arr = np.empty(max(size, 1 << 16), np.int64)
+        _scratch.keys = arr
     return arr
 
 
@@ -1295,7 +1365,7 @@ def _layers(scene, px: np.ndarray, py: np.ndarray) -> list[np.ndarray] | None:
     return layers
 
 
-def _early_z_batch(scene, state: FragmentState, ts, geom, band: int) -> None:
+def _early_z_batch(scene, state: FragmentState, ts, geom, band: int, run_depth=None) -> None:
     """Depth-test first, shade only what survives (llvmpipe's early depth test).
 
     Allowed when the shader cannot change a fragment's fate (no depth or
@@ -1306,7 +1376,7 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int) -> None:
     px, py, tri = geom.px, geom.py, geom.tq
     z = geom.depth(ts)
     if _opaque_winners_possible(state):
-        winners = _depth_winners(scene, state, px, py, z)
+        winners = _depth_winners(scene, state, px, py, z, run_depth)
         if winners is not None:
             if winners.size:
                 sgeom = _PixelGeom(px[winners], py[winners], tri[winners])
@@ -1371,7 +1441,7 @@ def _winners_layout(zs) -> bool:
     )
 
 
-def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
+def _depth_winners(scene, state: FragmentState, px, py, z, run_depth=None) -> np.ndarray | None:
     """Closed form of a sequence of opaque depth-tested writes per pixel.
 
     With LESS, fragment i passes iff z_i < min(buffer, z_1..z_i-1), so the
@@ -1380,24 +1450,22 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
     that.  Depths are compared in the buffer's quantised form, exactly as
     the sequential test would.  Writes the depth buffer; returns the winning
     fragments' indices (one per pixel), or None for a format this does not
-    handle.
+    handle.  ``run_depth``, a :class:`_RunDepth` of the sparse run the
+    fragments belong to, carries the pixels' best depths from batch to batch.
     """
     zs = scene.zsbuf
     layout = zs.layout
     if not _winners_layout(zs):
         return None
+    n = px.size
+    zq = _quantized(state, layout, z, n)
+    if run_depth is not None:
+        if n <= RUN_ORDER_LIMIT:
+            return run_depth.resolve(px, py, zq)
+        run_depth.used = RUN_ORDER_LIMIT  # this batch writes past its keys: reload them
     f = int(state.dsa.depth.func)
     use_min = f in _MIN_FUNCS
     take_last = _MIN_FUNCS.get(f, _MAX_FUNCS.get(f))
-    lo, hi = state.depth_clamp
-    maxv = F32((1 << layout.z_bits) - 1)
-    n = px.size
-    if np.ndim(z):
-        zc = np.clip(z, F32(lo), F32(hi))
-        zc *= maxv
-        zq = np.rint(zc, out=zc).astype(np.int64)
-    else:
-        zq = np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
     # the words as one run (rows may be padded: index by the row pitch)
     run, rw = target_run(zs)
     flat = py * rw + px  # index into the framebuffer's pixel words
@@ -1420,6 +1488,126 @@ def _depth_winners(scene, state: FragmentState, px, py, z) -> np.ndarray | None:
             new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
         run[flat[winners]] = new
     return winners
+
+
+def _quantized(state: FragmentState, layout, z, n: int) -> np.ndarray:
+    """Fragment depths as the depth buffer holds them (int64): clamped to
+    the viewport's depth range, scaled to the format's range and rounded
+    to nearest even, as llvmpipe converts them."""
+    lo, hi = state.depth_clamp
+    maxv = F32((1 << layout.z_bits) - 1)
+    if np.ndim(z):
+        zc = np.clip(z, F32(lo), F32(hi))
+        zc *= maxv
+        return np.rint(zc, out=zc).astype(np.int64)
+    return np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
+
+
+# Keys of a _RunDepth: the quantized depth (at most 31 bits, _winners_layout)
+# above 31 order bits; a run orders at most RUN_ORDER_LIMIT fragments before
+# it reloads its keys from the depth buffer.
+_RUN_ORDER_BITS = 31
+RUN_ORDER_LIMIT = 1 << (_RUN_ORDER_BITS - 1)
+# A sparse run resolves depth with a _RunDepth when its triangles' candidate
+# pixels (bounding boxes) number at least this many times the words of the
+# rows it touches (loading them is one contiguous pass; otherwise each batch
+# gathers and scatters only the pixels it hits).
+RUN_DEPTH_MIN_RATIO = 1.0
+
+
+class _RunDepth:
+    """The depth test of one sparse run of opaque triangles in one band,
+    resolved in closed form across all its batches.
+
+    ``best`` holds one key per pixel of the rows the run touches: the depth
+    in the buffer's quantized form above an order field, the same keys as
+    :func:`_winners_one_pass` uses.  The keys are loaded once from the depth
+    buffer (with the buffer's order) and then kept from batch to batch:
+    fragment orders continue across batches, so a fragment meeting an
+    earlier batch's winner compares with it exactly as it would with the
+    depth that winner wrote (LESS and GREATER keep the earlier one on equal
+    depths, LEQUAL and GEQUAL take the later).  Each batch scatters its own
+    fragments' keys with one scatter-min (or -max), writes its winners'
+    depths and returns them: the same winners and bytes as resolving each
+    batch against the buffer, without gathering the buffer's words and
+    scattering their keys again per batch.
+    """
+
+    def __init__(self, scene, state: FragmentState, y0: int, r0: int, r1: int) -> None:
+        zs = scene.zsbuf
+        self.layout = zs.layout
+        self.run, self.rw = target_run(zs)
+        f = int(state.dsa.depth.func)
+        self.use_min = f in _MIN_FUNCS
+        take_last = _MIN_FUNCS.get(f, _MAX_FUNCS.get(f))
+        # orders rise where the reduction prefers small orders and the first
+        # should win (LESS) or prefers large ones and the last should (GEQUAL)
+        self.rising = self.use_min != take_last
+        self.base = y0 * self.rw  # word index of the band's first row
+        self.lo = (r0 - y0) * self.rw  # keys of rows r0 .. r1 - 1
+        self.hi = (r1 - y0) * self.rw
+        self.y0 = y0
+        self.best = _run_scratch(scene.band_rows * self.rw)
+        self.used = RUN_ORDER_LIMIT  # load before the first batch
+
+    def _load(self) -> None:
+        """Keys of the buffer's depths, with the order that loses (LEQUAL,
+        GEQUAL) or keeps (LESS, GREATER) the pixel on an equal depth."""
+        layout = self.layout
+        words = self.run[self.base + self.lo : self.base + self.hi]  # (the last row unpadded)
+        keys = self.best[self.lo : self.lo + words.size]
+        np.copyto(keys, words, casting="unsafe")
+        self.stencil = None
+        if layout.s_bits:
+            # the run does not test or write stencil (early depth): when the
+            # rows hold one stencil value, winners' words take it without
+            # gathering their old words
+            s = np.bitwise_and(words, np.asarray(layout.s_mask, words.dtype))
+            if s.size and s.min() == s.max():
+                self.stencil = np.asarray(s[0], words.dtype)
+        if layout.z_shift:
+            keys >>= layout.z_shift
+        if layout.s_bits:
+            keys &= (1 << layout.z_bits) - 1
+        keys <<= _RUN_ORDER_BITS
+        if not self.rising:
+            keys |= (1 << _RUN_ORDER_BITS) - 1
+        self.used = 0
+
+    def resolve(self, px: np.ndarray, py: np.ndarray, zq: np.ndarray) -> np.ndarray:
+        """Winners of one batch (fragment indices, one per pixel they keep);
+        writes their depths.  ``zq`` (quantized depths) becomes the keys."""
+        n = px.size
+        if self.used + n > RUN_ORDER_LIMIT:
+            self._load()
+        key = py - self.y0
+        key *= self.rw
+        key += px
+        mine = zq
+        mine <<= _RUN_ORDER_BITS
+        if self.rising:
+            mine += np.arange(self.used + 1, self.used + 1 + n, dtype=np.int64)
+        else:
+            top = RUN_ORDER_LIMIT - self.used
+            mine += np.arange(top, top - n, -1, dtype=np.int64)
+        self.used += n
+        (np.minimum if self.use_min else np.maximum).at(self.best, key, mine)
+        winners = np.flatnonzero(self.best[key] == mine)
+        if winners.size:
+            layout = self.layout
+            flat = np.take(key, winners)
+            flat += self.base
+            new = np.take(mine, winners)
+            new >>= _RUN_ORDER_BITS
+            new = new.astype(self.run.dtype)
+            if layout.z_shift:
+                new <<= np.asarray(layout.z_shift, new.dtype)
+            if self.stencil is not None:
+                new |= self.stencil
+            elif layout.s_bits:
+                new |= self.run[flat] & np.asarray(layout.s_mask, new.dtype)
+            self.run[flat] = new
+        return winners
 
 
 # Fragment order fields of _winners_one_pass: 1 .. _ORDER_ONE in the low bits.

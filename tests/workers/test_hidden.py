@@ -141,3 +141,53 @@ def test_segments_keep_span_order_and_columns():
     ht.thr[1 * nt + 2] = -1
     lo, cnt, span = ht.visible_segments(y, xl, xr, tri)
     assert [(a, c) for a, c, s in zip(lo, cnt, span) if s == 1] == [(4, 4), (12, 2)]
+
+
+def test_covered_tiles_equal_brute_force_coverage(monkeypatch):
+    """Every tile bound equals the minimum over the triangles covering all 16
+    of its pixels (edge functions and bounding box, pixel by pixel)."""
+    checked = []
+    real = raster._hidden_tiles
+
+    def spy(scene, state, ts, ids, y0, y1):
+        ht = real(scene, state, ts, ids, y0, y1)
+        _, zmax = raster._depth_bounds(scene, state, ts)
+        want = np.full(ht.thr.size, np.iinfo(np.int64).max, np.int64)
+        ys, xs = np.mgrid[y0:y1, 0 : scene.width]
+        for t in ids.tolist():
+            x0, ty0, x1, ty1 = (int(v) for v in ts.bbox[t])
+            inside = (xs >= x0) & (xs <= x1) & (ys >= ty0) & (ys <= ty1)
+            for i in range(3):
+                e = ts.c[t, i] - (ts.dcdx[t, i] << 8) * xs + (ts.dcdy[t, i] << 8) * ys
+                inside &= e > 0
+            h, w = inside.shape  # whole tiles: 64-row bands, 160 columns
+            tiles = np.flatnonzero(inside.reshape(h // 4, 4, w // 4, 4).all(axis=(1, 3)))
+            want[tiles] = np.minimum(want[tiles], zmax[t])
+        assert np.array_equal(ht.thr, want)
+        checked.append(int((want != np.iinfo(np.int64).max).sum()))
+        return ht
+
+    monkeypatch.setattr(raster, "_hidden_tiles", spy)
+    render(triangles(14, 300, 0.2, tie_levels=4), pipe.CompareFunc.LESS)
+    assert len(checked) >= 2 and sum(checked) > 500
+
+
+def test_spans_kept_or_made_per_batch_give_the_same_bytes(monkeypatch, dropped):
+    """The row spans made for the tiles are kept for the batches up to
+    KEEP_SPANS pairs; past it, tiles are found chunk by chunk and the
+    batches make their own spans."""
+    verts = triangles(15, 600, 0.09, tie_levels=5)
+    made = []
+    row_spans = raster._row_spans
+    monkeypatch.setattr(raster, "_row_spans", lambda *a: made.append(1) or row_spans(*a))
+    monkeypatch.setattr(raster, "SPARSE_PLANE_PIXELS", 3000)  # several batches
+    kept = render(verts, pipe.CompareFunc.LEQUAL)
+    kept_calls, kept_dropped = len(made), sum(dropped)
+    made.clear()
+    dropped.clear()
+    monkeypatch.setattr(raster, "KEEP_SPANS", 40)
+    chunked = render(verts, pipe.CompareFunc.LEQUAL)
+    assert kept == chunked
+    assert sum(dropped) == kept_dropped > 300
+    assert kept_calls == 2  # one per band (64-row bands of 128 rows)
+    assert len(made) > 2 * kept_calls

@@ -11,6 +11,8 @@ depths, so ordering mistakes show.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from helpers import FS_MUL_ONE, PASS_VS, make_target, read_rgba8, set_vertices
@@ -116,12 +118,16 @@ def test_closed_form_depth_winners_equal_sequential_layers(screen, func, width):
     assert np.array_equal(fast, slow)
 
 
-def test_closed_form_depth_winners_take_padded_rows(screen, monkeypatch):
+@pytest.mark.parametrize("ratio", [0.0, math.inf], ids=["run-wide", "per-batch"])
+def test_closed_form_depth_winners_take_padded_rows(screen, monkeypatch, ratio):
     calls = []
-    real = raster._winners_one_pass
-    monkeypatch.setattr(raster, "_winners_one_pass", lambda *a: calls.append(1) or real(*a))
+    per_batch = raster._winners_one_pass
+    run_wide = raster._RunDepth.resolve
+    monkeypatch.setattr(raster, "_winners_one_pass", lambda *a: calls.append(0) or per_batch(*a))
+    monkeypatch.setattr(raster._RunDepth, "resolve", lambda *a: calls.append(1) or run_wide(*a))
+    monkeypatch.setattr(raster, "RUN_DEPTH_MIN_RATIO", ratio)
     render(screen, False, scene(1, 400, 0.12, tie_levels=4), FS_PLAIN, FUNCS[0], width=101)
-    assert calls  # not the sequential fallback
+    assert set(calls) == {int(ratio == 0.0)}  # not the sequential fallback
 
 
 @pytest.mark.parametrize("func", FUNCS, ids=lambda f: f.name)

@@ -77,9 +77,12 @@ SPARSE_MAX_QUADS = 1 << 17
 # worker holds between its calls, so fewer, bigger calls win: the medium bench
 # scene with two workers ~190 ms a frame with 4 * SPARSE_MAX_QUADS pixels a
 # batch, 150-180 with 2**20, 149-172 with 2**21 (and ~70 MB more peak memory
-# than 2**19) in alternating runs; the same on one worker.  A shaded batch
+# than 2**19) in alternating runs; the same on one worker.  Since a run
+# carries its depth keys across batches (_RunDepth), 2**21 is ~5% faster than
+# 2**20 with two workers (frames alternating in one process; 2**22 ~4% slower,
+# 3 * 2**20 the same as 2**21) for ~30 MB more peak memory.  A shaded batch
 # keeps the smaller bound: its kernel's temporaries grow with it.
-SPARSE_PLANE_PIXELS = 1 << 20
+SPARSE_PLANE_PIXELS = 1 << 21
 
 _OX = np.array([0, 1, 0, 1], np.int64)
 _OY = np.array([0, 0, 1, 1], np.int64)

@@ -1003,36 +1003,74 @@ def _row_spans(ts, ids: np.ndarray, ya: np.ndarray, yb: np.ndarray, x0: np.ndarr
     For row y, edge i covers x where ``c - dx*x + dy*y > 0`` (the same integer
     edge function as everywhere else), which solves to ``x <= (A-1) // dx``
     when dx > 0 and ``x >= (-A) // (-dx) + 1`` when dx < 0, with
-    ``A = c + dy*y``.  Rows run from ``ya`` to ``yb`` per triangle.  Returns
+    ``A = c + dy*y``; a flat edge (dx == 0) covers the whole row or none of
+    it.  Rows run from ``ya`` to ``yb`` per triangle.  Returns
     (pair -> local triangle, y, xl, xr); an empty span has xr < xl.
+
+    Each edge's quotient is ``(base + step*j) // den`` over the triangle's
+    rows j = 0, 1, ..., with the sign of dx folded into per-triangle
+    ``base`` and ``step``.  A triangle's edges' dx sum to zero, so it has a
+    right edge (dx > 0, bounds xr) and a left one (dx < 0, bounds xl): those
+    two need no selection per pair, and only the third edge goes through
+    the general form (see :func:`_edge_slots`).
     """
     nrows = yb - ya + 1
     pk = np.repeat(np.arange(ids.size), nrows)
-    first = np.take(np.cumsum(nrows) - nrows, pk)  # (take releases the GIL, repeat does not)
-    y = ya[pk] + (np.arange(pk.size) - first)
-    xl = x0[pk]
-    xr = x1[pk]
-    for i in range(3):
-        c = np.take(ts.c[ids, i], pk)
-        dx = np.take(ts.dcdx[ids, i] << 8, pk)
-        dy = np.take(ts.dcdy[ids, i] << 8, pk)
-        a = c + dy * y
-        pos = dx > 0
-        # one integer division for both signs of dx (it costs ~10 ns an
-        # element, more than all the rest): (A-1) // dx, or (-A) // (-dx)
-        num = np.where(pos, a - 1, -a)
-        den = np.abs(dx)
-        flat = den == 0
-        any_flat = bool(flat.any())
-        if any_flat:
-            den[flat] = 1
-        q = np.floor_divide(num, den)
-        xr = np.where(pos, np.minimum(xr, q), xr)
-        q += 1
-        xl = np.where(dx < 0, np.maximum(xl, q), xl)
-        if any_flat:
-            xr = np.where(flat & (a <= 0), xl - 1, xr)
+    j = np.arange(pk.size)
+    j -= np.take(np.cumsum(nrows) - nrows, pk)  # the row within its triangle
+    y = np.take(ya, pk) + j
+    xl = np.take(x0, pk)
+    xr = np.take(x1, pk)
+    dx = ts.dcdx[ids] << 8  # (m, 3)
+    dy = ts.dcdy[ids] << 8
+    a0 = ts.c[ids] + dy * ya[:, None]  # A at each triangle's first row
+    left = dx < 0
+    base = np.where(left, -a0, a0 - 1)
+    step = np.where(left, -dy, dy)
+    den = np.abs(dx)
+    # a flat edge covers the row iff A - 1 >= 0, i.e. iff (A - 1) // 2**62 is 0
+    # and not -1 (|A| is far below 2**62)
+    den[den == 0] = 1 << 62
+    tri = np.arange(ids.size)
+    for e, kind in _edge_slots(dx):
+        q = np.take(base[tri, e], pk)
+        q += np.take(step[tri, e], pk) * j
+        q //= np.take(den[tri, e], pk)
+        if kind == "right":
+            np.minimum(xr, q, out=xr)
+        elif kind == "left":
+            q += 1
+            np.maximum(xl, q, out=xl)
+        else:
+            # per triangle: a right edge bounds xr by q, a left one xl by q + 1;
+            # a flat one empties the row (xr <= -2**61) when q is -1
+            d = dx[tri, e]
+            mul_r = np.where(d > 0, 1, np.where(d < 0, 0, 2 * _NO_BOUND))
+            off_r = np.where(d > 0, 0, _NO_BOUND)
+            bound = q * np.take(mul_r, pk)
+            bound += np.take(off_r, pk)
+            np.minimum(xr, bound, out=xr)
+            np.multiply(q, np.take((d < 0).astype(np.int64), pk), out=bound)
+            bound += np.take(np.where(d < 0, 1, -_NO_BOUND), pk)
+            np.maximum(xl, bound, out=xl)
     return pk, y, xl, xr
+
+
+# A column bound no span reaches (2**61: quotients stay far below it).
+_NO_BOUND = 1 << 61
+
+
+def _edge_slots(dx: np.ndarray) -> list:
+    """Which edge of each triangle (rows of ``dx``) _row_spans takes as its
+    right edge, its left edge and its third: [(edge per triangle, kind)].
+    Set-up triangles always have both (their dx sum to zero and are not all
+    zero); if some row has not, every edge takes the general form."""
+    tri = np.arange(dx.shape[0])
+    right = np.argmax(dx, axis=1)
+    left = np.argmin(dx, axis=1)
+    if (dx[tri, right] > 0).all() and (dx[tri, left] < 0).all():
+        return [(right, "right"), (left, "left"), (3 - right - left, "any")]
+    return [(np.full(tri.size, e), "any") for e in range(3)]
 
 
 # Tiles of the occlusion test (_hidden_tiles): 4x4 pixels.

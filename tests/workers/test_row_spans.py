@@ -20,13 +20,27 @@ def brute(c, dcdx, dcdy, y, xs):
     return inside
 
 
+@pytest.mark.parametrize("edges", ["independent", "triangles"])
 @pytest.mark.parametrize("seed", range(6))
-def test_row_spans_equal_the_edge_functions(seed):
+def test_row_spans_equal_the_edge_functions(seed, edges):
+    """``independent``: edges of any signs (some rows with no right or no
+    left edge, so every edge takes the general form); ``triangles``: dx
+    summing to zero per row as set-up triangles' do (a right, a left and a
+    third edge of any kind, flat included)."""
     rng = np.random.default_rng(seed)
     n = 300
     big = 1 << 36 if seed % 2 else 1 << 14
     dcdx = rng.integers(-64, 65, (n, 3))
     dcdx[rng.random((n, 3)) < 0.15] = 0  # flat edges
+    if edges == "triangles":
+        dcdx[:, 2] = -dcdx[:, 0] - dcdx[:, 1]
+        dcdx[(dcdx == 0).all(axis=1), :2] = (3, -5)
+        dcdx[:, 2] = -dcdx[:, 0] - dcdx[:, 1]
+        dcdx = rng.permuted(dcdx, axis=1)  # the flat or third edge anywhere
+    kinds = [kind for _, kind in raster._edge_slots(dcdx << 8)]
+    assert kinds == (["right", "left", "any"] if edges == "triangles" else ["any"] * 3)
+    if edges == "triangles":
+        assert (dcdx == 0).any(axis=1).sum() > 10  # flat third edges
     dcdy = rng.integers(-64, 65, (n, 3))
     c = rng.integers(-big, big, (n, 3)) + rng.integers(-8, 9, (n, 3)) * 256
     ts = SimpleNamespace(

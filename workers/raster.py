@@ -1160,12 +1160,9 @@ def _depth_bounds(scene, state: FragmentState, ts) -> tuple[np.ndarray, np.ndarr
     hit = ts.__dict__.get(key)
     if hit is not None:
         return hit
-    bb = ts.bbox.astype(np.int64)
-    cols = np.ascontiguousarray(ts.z.T, np.float64)
     maxv = F32((1 << layout.z_bits) - 1)
     corners = []
-    for cx, cy in ((0, 1), (2, 1), (0, 3), (2, 3)):
-        z = fma32(cols[2], bb[:, cy], fma32(cols[1], bb[:, cx], cols[0]))
+    for z in _corner_depths(ts):
         zc = np.clip(z, F32(lo), F32(hi))
         zc *= maxv
         corners.append(np.rint(zc).astype(np.int64))
@@ -1177,6 +1174,36 @@ def _depth_bounds(scene, state: FragmentState, ts) -> tuple[np.ndarray, np.ndarr
         zmin[bad], zmax[bad] = big.min, big.max
     ts.__dict__[key] = (zmin, zmax)
     return zmin, zmax
+
+
+def _corner_depths(ts) -> list[np.ndarray]:
+    """Every triangle's depth (``_PixelGeom.depth``'s fused multiply-adds) at
+    its bounding box's four corners: the extremes of its fragments' depths,
+    each operation being monotonic in x and in y.  Cached on the set."""
+    hit = ts.__dict__.get("_corner_depths")
+    if hit is None:
+        bb = ts.bbox.astype(np.int64)
+        cols = np.ascontiguousarray(ts.z.T, np.float64)
+        hit = ts.__dict__["_corner_depths"] = [
+            fma32(cols[2], bb[:, cy], fma32(cols[1], bb[:, cx], cols[0]))
+            for cx, cy in ((0, 1), (2, 1), (0, 3), (2, 3))
+        ]
+    return hit
+
+
+def _depths_in_range(state: FragmentState, ts) -> bool:
+    """Whether every fragment depth of the set lies in the depth range, so
+    clamping it changes nothing (finite corners inside [lo, hi])."""
+    lo, hi = state.depth_clamp
+    key = ("_depths_in_range", float(lo), float(hi))
+    hit = ts.__dict__.get(key)
+    if hit is None:
+        corners = _corner_depths(ts)
+        hit = ts.__dict__[key] = bool(
+            all(np.isfinite(z).all() and z.min(initial=lo) >= lo and z.max(initial=hi) <= hi
+                for z in corners)
+        )  # fmt: skip
+    return hit
 
 
 # The row spans _hidden_tiles makes are kept for the batches up to this many
@@ -1421,12 +1448,16 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int, run_depth=N
     px, py, tri = geom.px, geom.py, geom.tq
     z = geom.depth(ts)
     if _opaque_winners_possible(state):
-        winners = _depth_winners(scene, state, px, py, z, run_depth)
+        clamp = not _depths_in_range(state, ts)
+        winners = _depth_winners(scene, state, px, py, z, run_depth, clamp)
         if winners is not None:
             if winners.size:
                 sgeom = _PixelGeom(px[winners], py[winners], tri[winners])
-                zw = z[winners] if np.ndim(z) else z
-                outputs, _, _ = _shade(state, ts, sgeom, winners.size, None, None, zw)
+                if state.passthrough is not None and _planes_direct(state, ts):
+                    outputs = _pixel_planes(state, ts, sgeom)  # (no depth needed)
+                else:
+                    zw = z[winners] if np.ndim(z) else z
+                    outputs, _, _ = _shade(state, ts, sgeom, winners.size, None, None, zw)
                 _colour_writes(scene, state, (sgeom.py, sgeom.px), False, None, outputs)
             return
     layers = _layers(scene, px, py) or [np.arange(px.size)]
@@ -1486,7 +1517,9 @@ def _winners_layout(zs) -> bool:
     )
 
 
-def _depth_winners(scene, state: FragmentState, px, py, z, run_depth=None) -> np.ndarray | None:
+def _depth_winners(
+    scene, state: FragmentState, px, py, z, run_depth=None, clamp: bool = True
+) -> np.ndarray | None:
     """Closed form of a sequence of opaque depth-tested writes per pixel.
 
     With LESS, fragment i passes iff z_i < min(buffer, z_1..z_i-1), so the
@@ -1496,14 +1529,15 @@ def _depth_winners(scene, state: FragmentState, px, py, z, run_depth=None) -> np
     the sequential test would.  Writes the depth buffer; returns the winning
     fragments' indices (one per pixel), or None for a format this does not
     handle.  ``run_depth``, a :class:`_RunDepth` of the sparse run the
-    fragments belong to, carries the pixels' best depths from batch to batch.
+    fragments belong to, carries the pixels' best depths from batch to batch;
+    ``clamp=False`` when the depths are known to lie in the depth range.
     """
     zs = scene.zsbuf
     layout = zs.layout
     if not _winners_layout(zs):
         return None
     n = px.size
-    zq = _quantized(state, layout, z, n)
+    zq = _quantized(state, layout, z, n, clamp)
     if run_depth is not None:
         if n <= RUN_ORDER_LIMIT:
             return run_depth.resolve(px, py, zq)
@@ -1535,15 +1569,19 @@ def _depth_winners(scene, state: FragmentState, px, py, z, run_depth=None) -> np
     return winners
 
 
-def _quantized(state: FragmentState, layout, z, n: int) -> np.ndarray:
+def _quantized(state: FragmentState, layout, z, n: int, clamp: bool = True) -> np.ndarray:
     """Fragment depths as the depth buffer holds them (int64): clamped to
     the viewport's depth range, scaled to the format's range and rounded
-    to nearest even, as llvmpipe converts them."""
+    to nearest even, as llvmpipe converts them.  ``clamp=False``: the
+    depths are known to lie in the range already (:func:`_depths_in_range`)."""
     lo, hi = state.depth_clamp
     maxv = F32((1 << layout.z_bits) - 1)
     if np.ndim(z):
-        zc = np.clip(z, F32(lo), F32(hi))
-        zc *= maxv
+        if clamp:
+            zc = np.clip(z, F32(lo), F32(hi))
+            zc *= maxv
+        else:
+            zc = np.multiply(z, maxv)
         return np.rint(zc, out=zc).astype(np.int64)
     return np.full(n, int(np.rint(F32(min(max(z, lo), hi)) * maxv)), np.int64)
 

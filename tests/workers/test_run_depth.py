@@ -52,12 +52,14 @@ def initial_words(zs_format, seed: int, stencil: str) -> np.ndarray:
     return z | (s.astype(np.uint32) << 24)
 
 
-def render(verts, func, zs_format, stencil="one", workers=2):
+def render(verts, func, zs_format, stencil="one", workers=2, depth_clip=True):
     screen = get_screen(workers)
     ctx = screen.context_create(threaded=False)
     try:
         rt, zs = make_target(screen, ctx, W, H, zs_format=zs_format)
         bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS)
+        rast = pipe.RasterizerState(depth_clip=depth_clip)
+        ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
         dsa = pipe.DepthStencilAlphaState(
             depth=pipe.DepthState(enabled=True, writemask=True, func=func)
         )
@@ -182,3 +184,24 @@ def test_a_batch_resolved_alone_makes_the_run_reload(monkeypatch):
     assert batch([0, 2, 3, 4, 5], [40, 99, 100, 101, 30]) == [0, 1, 4]
     assert batch([0, 1], [45, 55]) == [1]  # 45 is behind B's 40, 55 beats A's 60
     assert zs.words[1, :6].tolist() == [40, 55, 99, 100, 100, 30]
+
+
+@pytest.mark.parametrize("spread", [0.6, 1.6], ids=["inside-the-range", "clamped"])
+def test_depths_known_in_range_skip_the_clamp_and_nothing_else(monkeypatch, spread):
+    """Without depth clipping, fragments beyond the near and far planes have
+    depths outside [0, 1] that the depth test clamps; a draw whose depths all
+    lie inside skips the clamp (decided from its bounding boxes' corners)."""
+    verts = triangles(21, 500, 0.08, tie_levels=5)  # one depth per triangle
+    verts[:, 2] *= spread / 0.8
+    decided = []
+    in_range = raster._depths_in_range
+    monkeypatch.setattr(
+        raster, "_depths_in_range", lambda *a: decided.append(in_range(*a)) or decided[-1]
+    )
+    fmt = pipe.Format.Z24_UNORM_S8_UINT
+    fast = render(verts, pipe.CompareFunc.LEQUAL, fmt, depth_clip=False)
+    with monkeypatch.context() as m:
+        m.setattr(raster, "_depth_winners", lambda *a: None)
+        sequential = render(verts, pipe.CompareFunc.LEQUAL, fmt, depth_clip=False)
+    assert fast == sequential
+    assert decided and set(decided) == {spread < 1}

@@ -80,7 +80,8 @@ SPARSE_MAX_QUADS = 1 << 17
 # than 2**19) in alternating runs; the same on one worker.  Since a run
 # carries its depth keys across batches (_RunDepth), 2**21 is ~5% faster than
 # 2**20 with two workers (frames alternating in one process; 2**22 ~4% slower,
-# 3 * 2**20 the same as 2**21) for ~30 MB more peak memory.  A shaded batch
+# 3 * 2**20 the same as 2**21; ~4% slower on one worker, whose bigger arrays
+# leave the cache) for ~30 MB more peak memory.  A shaded batch
 # keeps the smaller bound: its kernel's temporaries grow with it.
 SPARSE_PLANE_PIXELS = 1 << 21
 

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from conftest import get_screen
-from helpers import PASS_FS, PASS_VS, bind_passthrough, make_target, read_rgba8, set_vertices
+from helpers import PASS_FS, PASS_VS, bind_depth_test, bind_passthrough, draw_and_read, make_target
 
 import workers.raster as raster
 from gallium import pipe
@@ -60,19 +60,14 @@ def render(verts, func, zs_format, stencil="one", workers=2, depth_clip=True):
         bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS)
         rast = pipe.RasterizerState(depth_clip=depth_clip)
         ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
-        dsa = pipe.DepthStencilAlphaState(
-            depth=pipe.DepthState(enabled=True, writemask=True, func=func)
-        )
-        ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+        bind_depth_test(ctx, func)
         ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 1))
         words = initial_words(zs_format, int(func), stencil)
         data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.WRITE, pipe.Box(0, 0, 0, W, H, 1))
         data[0] = words.view(np.uint8).reshape(data[0].shape)
         ctx.transfer_unmap(xfer)
-        set_vertices(ctx, verts)
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=len(verts)))
-        ctx.flush()
-        return read_rgba8(ctx, rt).tobytes(), read_rgba8(ctx, zs).tobytes()
+        colour, depth = draw_and_read(ctx, verts, rt, zs)
+        return colour.tobytes(), depth.tobytes()
     finally:
         ctx.destroy()
 

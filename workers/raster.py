@@ -1632,6 +1632,7 @@ class _RunDepth:
         self.hi = (r1 - y0) * self.rw
         self.y0 = y0
         self.best = _run_scratch(scene.band_rows * self.rw)
+        self.stencil = None  # the rows' one stencil value, when they hold one (_load)
         self.used = RUN_ORDER_LIMIT  # load before the first batch
 
     def _load(self) -> None:

@@ -135,12 +135,16 @@ def execute_band(scene: Scene, band: int) -> None:
     y1 = min(scene.height, y0 + scene.band_rows)
     resident = ResidentColour()
     set_resident_colour(resident)
+    # the one word every depth/stencil pixel of the band holds, while known
+    # (after a clear that sets whole words, until a draw touches the band)
+    zs_word: int | None = None
     try:
         for cmd in scene.commands:
             if isinstance(cmd, DrawCmd):
                 ids = cmd.triangles_in_band(band)
                 if ids.size:
-                    _draw(scene, cmd, ids, y0, y1, band)
+                    _draw(scene, cmd, ids, y0, y1, band, zs_word)
+                    zs_word = None
             elif isinstance(cmd, ClearCmd):
                 for index, packed in cmd.colors:
                     target = scene.cbufs[index]
@@ -151,7 +155,7 @@ def execute_band(scene: Scene, band: int) -> None:
                     else:
                         resident.drop(target)
                         fill_rows(target.raw[y0:y1], packed)
-                _clear_depth_stencil(scene, cmd, y0, y1)
+                zs_word = _clear_depth_stencil(scene, cmd, y0, y1, zs_word)
             elif isinstance(cmd, MarkerCmd):
                 resident.release_all()  # every command before it has landed
                 cmd.run(band)
@@ -165,24 +169,31 @@ def execute_band(scene: Scene, band: int) -> None:
 # ----------------------------------------------------------------------------
 
 
-def _clear_depth_stencil(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
+def _clear_depth_stencil(
+    scene: Scene, cmd: ClearCmd, y0: int, y1: int, known: int | None = None
+) -> int | None:
     """The depth/stencil part of a clear over the band's rows (its colour
-    part is deferred: ResidentColour.defer_clear)."""
+    part is deferred: ResidentColour.defer_clear).
+
+    Returns the one word every pixel of the rows holds afterwards when the
+    clear sets every bit of a packed integer word (see _RunDepth), else
+    None; ``known`` (the rows' word before) when it clears neither depth
+    nor stencil."""
     zs = scene.zsbuf
     if zs is None or (cmd.depth_word is None and cmd.stencil is None):
-        return
+        return known
     layout = zs.layout
     if layout.split:
         if cmd.depth_word is not None:
             zs.words[y0:y1] = cmd.depth_word
         if cmd.stencil is not None and zs.stencil is not None:
             zs.stencil[y0:y1] = cmd.stencil & 0xFF
-        return
+        return None
     view = zs.words[y0:y1]
     if layout.z_float:
         if cmd.depth_word is not None:
             view[...] = np.float32(cmd.depth_word)
-        return
+        return None
     value = 0
     if cmd.depth_word is not None:
         value |= int(cmd.depth_word)
@@ -191,8 +202,9 @@ def _clear_depth_stencil(scene: Scene, cmd: ClearCmd, y0: int, y1: int) -> None:
     if cmd.zs_mask_keep:
         keep = np.asarray(cmd.zs_mask_keep, view.dtype)
         view[...] = (view & keep) | np.asarray(value, view.dtype)
-    else:
-        view[...] = value
+        return None
+    view[...] = value
+    return value
 
 
 # ----------------------------------------------------------------------------
@@ -223,7 +235,12 @@ def _span(ts, t: int, r0: int, r1: int) -> tuple[int, int] | None:
     return math.floor(min(pts) / 256) - 1, math.ceil(max(pts) / 256) + 1
 
 
-def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: int) -> None:
+def _draw(
+    scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: int, zs_word=None
+) -> None:
+    """Rasterize the draw's triangles ``ids`` in the band's rows y0..y1 - 1.
+    ``zs_word``: the one word every depth/stencil pixel of the band holds,
+    when known (execute_band)."""
     state: FragmentState = cmd.state
     ts = cmd.tris
     bb = ts.bbox[ids]
@@ -255,7 +272,9 @@ def _draw(scene: Scene, cmd: DrawCmd, ids: np.ndarray, y0: int, y1: int, band: i
         else:
             if hiz is False:
                 hiz = _hidden_tiles(scene, state, ts, ids, y0, y1)
-            _sparse_run(scene, state, ts, ids[start:end], y0, y1, band, hiz, start)
+            # (the band's words are known only to the draw's first run)
+            known = zs_word if start == 0 else None
+            _sparse_run(scene, state, ts, ids[start:end], y0, y1, band, hiz, start, known)
 
 
 def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
@@ -1302,10 +1321,21 @@ def _cover_tiles(thr, base_ty: int, ntx: int, use_min: bool, spans, ya, yb, cove
 
 
 def _sparse_run(
-    scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1, band, hiz=None, at: int = 0
+    scene: Scene,
+    state: FragmentState,
+    ts,
+    ids: np.ndarray,
+    y0,
+    y1,
+    band,
+    hiz=None,
+    at: int = 0,
+    zs_word: int | None = None,
 ) -> None:
     """Shade and write a run of small triangles, in batches of bounded size
-    (``at``: the run's first triangle in the draw's triangles of the band)."""
+    (``at``: the run's first triangle in the draw's triangles of the band;
+    ``zs_word``: the one word every depth/stencil pixel of the band holds,
+    when known)."""
     bb = ts.bbox[ids].astype(np.int64)
     ya = np.maximum(bb[:, 1], y0)
     yb = np.minimum(bb[:, 3], y1 - 1)
@@ -1325,7 +1355,7 @@ def _sparse_run(
             and _winners_layout(zs)
             and int(cum[-1]) >= RUN_DEPTH_MIN_RATIO * (r1 - r0) * target_run(zs)[1]
         ):
-            run_depth = _RunDepth(scene, state, y0, r0, r1)
+            run_depth = _RunDepth(scene, state, y0, r0, r1, zs_word)
     start = 0
     while start < ids.size:
         base = cum[start - 1] if start else 0
@@ -1542,7 +1572,7 @@ def _depth_winners(
     if run_depth is not None:
         if n <= RUN_ORDER_LIMIT:
             return run_depth.resolve(px, py, zq)
-        run_depth.used = RUN_ORDER_LIMIT  # this batch writes past its keys: reload them
+        run_depth.stale()  # this batch writes past its keys
     f = int(state.dsa.depth.func)
     use_min = f in _MIN_FUNCS
     take_last = _MIN_FUNCS.get(f, _MAX_FUNCS.get(f))
@@ -1615,9 +1645,15 @@ class _RunDepth:
     depths and returns them: the same winners and bytes as resolving each
     batch against the buffer, without gathering the buffer's words and
     scattering their keys again per batch.
+
+    ``word``: the one word every pixel of the band holds, when known (the
+    band was just cleared): the first load then fills the keys with that
+    word's key instead of converting the rows' words one by one.
     """
 
-    def __init__(self, scene, state: FragmentState, y0: int, r0: int, r1: int) -> None:
+    def __init__(
+        self, scene, state: FragmentState, y0: int, r0: int, r1: int, word: int | None = None
+    ) -> None:
         zs = scene.zsbuf
         self.layout = zs.layout
         self.run, self.rw = target_run(zs)
@@ -1633,14 +1669,33 @@ class _RunDepth:
         self.y0 = y0
         self.best = _run_scratch(scene.band_rows * self.rw)
         self.stencil = None  # the rows' one stencil value, when they hold one (_load)
+        self.word = word
         self.used = RUN_ORDER_LIMIT  # load before the first batch
+
+    def stale(self) -> None:
+        """A batch wrote depths past the keys: load them again before the next."""
+        self.used = RUN_ORDER_LIMIT
+        self.word = None
 
     def _load(self) -> None:
         """Keys of the buffer's depths, with the order that loses (LEQUAL,
         GEQUAL) or keeps (LESS, GREATER) the pixel on an equal depth."""
-        layout = self.layout
         words = self.run[self.base + self.lo : self.base + self.hi]  # (the last row unpadded)
         keys = self.best[self.lo : self.lo + words.size]
+        if self.word is not None:
+            # every pixel holds one word: its key, made by the same steps
+            # from a one-word array, filled in (pixels' words are written
+            # back only by batches, so later loads read the buffer)
+            one = self.best[self.lo : self.lo + 1]
+            words = np.asarray([self.word], words.dtype)
+            self.word = None
+            self._keys(one, words)
+            keys.fill(int(one[0]))
+            return
+        self._keys(keys, words)
+
+    def _keys(self, keys: np.ndarray, words: np.ndarray) -> None:
+        layout = self.layout
         np.copyto(keys, words, casting="unsafe")
         self.stencil = None
         if layout.s_bits:

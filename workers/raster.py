@@ -243,17 +243,26 @@ def _draw(
     when known (execute_band)."""
     state: FragmentState = cmd.state
     ts = cmd.tris
-    bb = ts.bbox[ids]
-    rows = np.minimum(bb[:, 3], y1 - 1) - np.maximum(bb[:, 1], y0) + 1
-    area = (bb[:, 2] - bb[:, 0] + 1) * rows
-    dense = area >= DENSE_MIN_PIXELS
-    hiz: Any = False  # the band's occluded tiles, made for the first sparse run
-    # Walk runs of equal kind in submission order (their bounds found by
-    # numpy: a band of a medium frame has thousands of sparse triangles).
     n = ids.size
     if n == 0:
         return
-    cuts = (np.flatnonzero(dense[1:] != dense[:-1]) + 1).tolist()
+    hiz: Any = False  # the band's occluded tiles, made for the first sparse run
+    # Walk runs of equal kind in submission order (their bounds found by
+    # numpy: a band of a medium frame has thousands of sparse triangles;
+    # a few big ones in Python, where each numpy call costs more than the
+    # arithmetic).
+    if n <= 8:
+        dense: Any = [
+            (bx1 - bx0 + 1) * (min(by1, y1 - 1) - max(by0, y0) + 1) >= DENSE_MIN_PIXELS
+            for bx0, by0, bx1, by1 in ts.bbox[ids].tolist()
+        ]
+        cuts = [i for i in range(1, n) if dense[i] != dense[i - 1]]
+    else:
+        bb = ts.bbox[ids]
+        rows = np.minimum(bb[:, 3], y1 - 1) - np.maximum(bb[:, 1], y0) + 1
+        area = (bb[:, 2] - bb[:, 0] + 1) * rows
+        dense = area >= DENSE_MIN_PIXELS
+        cuts = (np.flatnonzero(dense[1:] != dense[:-1]) + 1).tolist()
     for start, end in zip([0, *cuts], [*cuts, n]):
         kind = bool(dense[start])
         if kind:

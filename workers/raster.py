@@ -1492,11 +1492,15 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int, run_depth=N
         winners = _depth_winners(scene, state, px, py, z, run_depth, clamp)
         if winners is not None:
             if winners.size:
-                sgeom = _PixelGeom(px[winners], py[winners], tri[winners])
+                # (np.take gathers from a contiguous array ~1.8x faster than
+                # indexing with an integer array)
+                sgeom = _PixelGeom(
+                    np.take(px, winners), np.take(py, winners), np.take(tri, winners)
+                )
                 if state.passthrough is not None and _planes_direct(state, ts):
                     outputs = _pixel_planes(state, ts, sgeom)  # (no depth needed)
                 else:
-                    zw = z[winners] if np.ndim(z) else z
+                    zw = np.take(z, winners) if np.ndim(z) else z
                     outputs, _, _ = _shade(state, ts, sgeom, winners.size, None, None, zw)
                 _colour_writes(scene, state, (sgeom.py, sgeom.px), False, None, outputs)
             return
@@ -1600,11 +1604,11 @@ def _depth_winners(
     else:
         winners = _winners_two_passes(best, key, zq, stored, use_min, take_last, n)
     if winners.size:
-        new = zq[winners].astype(words.dtype)
+        new = np.take(zq, winners).astype(words.dtype)
         if layout.z_shift:
             new <<= np.asarray(layout.z_shift, words.dtype)
         if layout.s_bits:
-            new |= words[winners] & np.asarray(layout.s_mask, words.dtype)
+            new |= np.take(words, winners) & np.asarray(layout.s_mask, words.dtype)
         run[flat[winners]] = new
     return winners
 
@@ -1741,7 +1745,7 @@ class _RunDepth:
             mine += np.arange(top, top - n, -1, dtype=np.int64)
         self.used += n
         (np.minimum if self.use_min else np.maximum).at(self.best, key, mine)
-        winners = np.flatnonzero(self.best[key] == mine)
+        winners = np.flatnonzero(np.take(self.best, key) == mine)
         if winners.size:
             layout = self.layout
             flat = np.take(key, winners)
@@ -1787,7 +1791,7 @@ def _winners_one_pass(best, key, zq, stored, use_min: bool, take_last: bool, n: 
     mine |= order
     best[key] = (stored << _ORDER_BITS) | buffer_order
     (np.minimum if use_min else np.maximum).at(best, key, mine)
-    winners = np.flatnonzero(best[key] == mine)
+    winners = np.flatnonzero(np.take(best, key) == mine)
     return winners
 
 
@@ -1797,7 +1801,7 @@ def _winners_two_passes(best, key, zq, stored, use_min: bool, take_last: bool, n
     # best depth per pixel, starting from the buffer's value
     best[key] = stored
     (np.minimum if use_min else np.maximum).at(best, key, zq)
-    bz = best[key]
+    bz = np.take(best, key)
     cand = zq == bz
     if take_last:
         cand &= (zq <= stored) if use_min else (zq >= stored)

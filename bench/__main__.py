@@ -252,6 +252,8 @@ def run_memory(names: list[str], args: argparse.Namespace, log) -> dict[str, Any
                 "above_baseline_mib": above / 2**20,
                 "framebuffer_mib": fb_bytes / 2**20,
                 "ratio_to_framebuffer": above / fb_bytes,
+                # band processes, each its own interpreter (their peaks, not above a baseline)
+                "band_processes_mib": [k / 1024 for k in peak.get("children_vmhwm_kib", [])],
             }
     return out
 

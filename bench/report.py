@@ -388,8 +388,9 @@ def render(results: dict[str, Any]) -> str:
         mrows = []
         for key, d in mem.items():
             if d.get("status") != "ok":
-                mrows.append([key, d.get("status", "?"), "", "", "", ""])
+                mrows.append([key, d.get("status", "?"), "", "", "", "", ""])
                 continue
+            kids = d.get("band_processes_mib") or []
             mrows.append(
                 [
                     key,
@@ -398,16 +399,26 @@ def render(results: dict[str, Any]) -> str:
                     _num(d["above_baseline_mib"], "{:.1f}"),
                     _num(d["framebuffer_mib"], "{:.1f}"),
                     _num(d["ratio_to_framebuffer"], "{:.2f}x"),
+                    " + ".join(f"{k:.1f}" for k in kids) if kids else "-",
                 ]
             )
         out.append("")
         out.append(
             "Peak memory (numpipe, one process per scene, 2 frames; VmHWM; baseline = the "
-            "same process with its imports and input data but no screen):"
+            "same process with its imports and input data but no screen; band processes: "
+            "each one's own peak, its interpreter included, shared buffers counted in both):"
         )
         out.append(
             _table(
-                ["scene@size", "baseline MiB", "peak MiB", "above MiB", "framebuffer MiB", "ratio"],
+                [
+                    "scene@size",
+                    "baseline MiB",
+                    "peak MiB",
+                    "above MiB",
+                    "framebuffer MiB",
+                    "ratio",
+                    "band processes MiB",
+                ],
                 mrows,
             )
         )

@@ -171,10 +171,11 @@ def serve(backend: str, threads: int | None) -> int:
     return 0
 
 
-def vmhwm_kib() -> int:
-    """Peak resident set size of this process in KiB (Linux VmHWM; else ru_maxrss)."""
+def vmhwm_kib(pid: int | str = "self") -> int:
+    """Peak resident set size of a process (this one by default) in KiB (Linux
+    VmHWM; else this process's ru_maxrss)."""
     try:
-        with open("/proc/self/status") as f:
+        with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1])
@@ -215,16 +216,19 @@ def memory(name: str, size: int, baseline: bool) -> int:
     data = scene.build(size)
     frames = 0
     status = "ok"
+    children: list[int] = []  # peak RSS of each band process (workers/bandproc.py)
     if not baseline:
         try:
             s = NumpipeScene(scene, data, size)
             for _ in range(2):
                 s.frame()
                 frames += 1
+            children = [vmhwm_kib(pid) for pid in s.screen.pool.process_pids()]
             s.close()
         except gallium.UnsupportedError as exc:
             status = f"unsupported: {exc}"
-    print(json.dumps({"vmhwm_kib": vmhwm_kib(), "frames": frames, "status": status}))
+    reply = {"vmhwm_kib": vmhwm_kib(), "children_vmhwm_kib": children}
+    print(json.dumps({**reply, "frames": frames, "status": status}))
     return 0
 
 

@@ -15,15 +15,19 @@ from .pipe.fence import Fence
 __version__ = "0.1.0"
 
 
-def create_screen(num_threads: int | None = None):
+def create_screen(num_threads: int | None = None, processes: bool | None = None):
     """Create the numpipe screen.
 
     ``num_threads`` is the size of the rasterizer worker pool (default:
-    ``os.cpu_count()``; 0 rasterizes on the flushing thread).
+    ``os.cpu_count()``; 0 rasterizes on the flushing thread).  ``processes``:
+    with two or more workers, let each worker hand the bands of heavy scenes
+    (thousands of triangles) to a band process of its own, outside the GIL
+    (default: on, unless the environment sets ``NUMPIPE_PROCESSES=0``; see
+    workers/bandproc.py).  The output is the same either way.
     """
     from .numpipe.screen import NumpipeScreen
 
-    return NumpipeScreen(num_threads)
+    return NumpipeScreen(num_threads, processes)
 
 
 __all__ = [

@@ -19,6 +19,7 @@ Suites (see each module's docstring):
 * ``query_storm``        -- occlusion counts equal independently counted pixels
 * ``compute_mix``        -- compute grids on several contexts next to rendering, word-exact
 * ``primitive_mix``      -- points, lines and geometry shaders on several contexts, bit-exact
+* ``band_processes``     -- heavy scenes through band processes on several contexts, bit-exact
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ SUITES = (
     "query_storm",
     "compute_mix",
     "primitive_mix",
+    "band_processes",
 )
 
 

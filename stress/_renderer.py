@@ -28,6 +28,7 @@ from ._scene import (
     SceneSpec,
     Target,
     describe_mismatch,
+    make_spec,
     record_frame_start,
     record_opaque_draw,
     record_translucent_draw,
@@ -167,3 +168,42 @@ async def _await_asyncio(fence) -> None:
 async def _await_trio(fence) -> None:
     with trio.fail_after(WAIT_LIMIT_S):
         await fence
+
+
+def plan_renderers(
+    report: Report,
+    screen,
+    reference,
+    rng: random.Random,
+    sizes,
+    threads: int,
+    triangles: tuple[int, int],
+    scenes: tuple[int, int],
+    seconds: float,
+) -> tuple[Deadline, list[CheckedRenderer]]:
+    """``threads`` contexts' seeded scenes (``scenes`` of ``triangles`` each, ranges
+    inclusive) at the given sizes, their reference images made up front; then the
+    deadline (started after that) and one CheckedRenderer per context."""
+    plans = []
+    for i in range(threads):
+        w, h = sizes[i % len(sizes)]
+        specs = [
+            make_spec(rng.getrandbits(32), w, h, triangles=rng.randint(*triangles))
+            for _ in range(rng.randint(*scenes))
+        ]
+        plans.append((f"ctx{i}", specs, rng.getrandbits(32)))
+    reference.warm([s for _, specs, _ in plans for s in specs])
+    deadline = Deadline(seconds)
+    renderers = [
+        CheckedRenderer(name, report, deadline, screen, reference, specs, s)
+        for name, specs, s in plans
+    ]
+    return deadline, renderers
+
+
+def count_frames(report: Report, renderers: list[CheckedRenderer], seconds: float) -> None:
+    """Each renderer's frames as a counter; a renderer that drew none is a failure."""
+    for r in renderers:
+        report.counters[f"{r.name}_frames"] = r.frames
+        if r.frames == 0 and report.ok:
+            report.fail(f"{r.name}: rendered no frame in {seconds}s")

@@ -15,9 +15,9 @@ import random
 
 import gallium
 
-from ._harness import Deadline, Report, run_threads
-from ._renderer import CheckedRenderer
-from ._scene import ReferenceRenderer, make_spec
+from ._harness import Report, run_threads
+from ._renderer import count_frames, plan_renderers
+from ._scene import ReferenceRenderer
 
 NAME = "many_contexts"
 THREADS = 6
@@ -32,25 +32,11 @@ def run(seconds: float, seed: int, threads: int = THREADS) -> Report:
     screen = gallium.create_screen(num_threads=workers)
     reference = ReferenceRenderer()
     try:
-        plans = []
-        for i in range(threads):
-            w, h = SIZES[i % len(SIZES)]
-            specs = [
-                make_spec(rng.getrandbits(32), w, h, triangles=rng.randint(8, 30))
-                for _ in range(rng.randint(1, 3))
-            ]
-            plans.append((f"ctx{i}", specs, rng.getrandbits(32)))
-        reference.warm([s for _, specs, _ in plans for s in specs])
-        deadline = Deadline(seconds)
-        renderers = [
-            CheckedRenderer(name, report, deadline, screen, reference, specs, s)
-            for name, specs, s in plans
-        ]
+        deadline, renderers = plan_renderers(
+            report, screen, reference, rng, SIZES, threads, (8, 30), (1, 3), seconds
+        )
         run_threads(report, deadline, [(r.name, r.run) for r in renderers])
-        for r in renderers:
-            report.counters[f"{r.name}_frames"] = r.frames
-            if r.frames == 0 and report.ok:
-                report.fail(f"{r.name}: rendered no frame in {seconds}s")
+        count_frames(report, renderers, seconds)
     finally:
         reference.close()
         screen.destroy()

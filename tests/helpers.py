@@ -96,6 +96,29 @@ def bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS):
     ctx.bind_vertex_elements_state(ve)
 
 
+# One TEX of the interpolated GENERIC[0] (s, t) into the colour.
+FS_TEX = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL SVIEW[0], 2D, FLOAT
+  0: TEX OUT[0], IN[0].xyyy, SAMP[0], 2D
+  1: END
+"""
+
+
+def tied_triangles(seed: int, n: int, size: float, tie_levels: int) -> np.ndarray:
+    """``n`` random small triangles (vertices ``size`` apart in clip space,
+    pos + colour, 8 floats a vertex), each at one of ``tie_levels`` depths, so
+    many fragments tie exactly."""
+    rng = np.random.default_rng(seed)
+    c = rng.uniform(-1.0, 1.0, (n, 1, 2))
+    xy = (c + rng.normal(0, size, (n, 3, 2))).reshape(-1, 2)
+    z = np.repeat(rng.integers(0, tie_levels, n) / tie_levels * 1.6 - 0.8, 3)
+    col = np.repeat(rng.uniform(0, 1, (n, 4)), 3, axis=0)
+    return np.concatenate([xy, z[:, None], np.ones((3 * n, 1)), col], 1).astype(np.float32)
+
+
 def set_vertices(ctx, verts):
     verts = np.asarray(verts, np.float32)
     ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=verts)])

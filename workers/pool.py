@@ -22,6 +22,12 @@ Guarantees:
   ``job.unit_failed(unit, exc)`` and the job still completes.
 * ``num_threads == 0`` runs every unit on the submitting thread, inside
   ``submit`` (llvmpipe's LP_NUM_THREADS=0).
+* With ``processes`` (two or more workers), a job that ``wants_process()``
+  (a heavy scene: workers/bandproc.py) has its units run by each worker's
+  band process, the worker waiting for it without holding the GIL; the
+  results are the same bytes.  If a band process cannot take a unit before
+  drawing anything, the worker runs it itself and the pool stops using
+  processes (``process_failure`` says why).
 
 Workers are daemon threads named ``numpipe-worker-N``; ``shutdown()`` stops
 them after the queue drains.  Each worker limits numexpr to one thread, since
@@ -62,12 +68,25 @@ class _Entry:
 class WorkerPool:
     """A fixed set of threads executing the units of submitted jobs."""
 
-    def __init__(self, num_threads: int | None = None, name: str = "numpipe-worker") -> None:
+    def __init__(
+        self,
+        num_threads: int | None = None,
+        name: str = "numpipe-worker",
+        processes: bool | None = None,
+    ) -> None:
         if num_threads is None:
             num_threads = os.cpu_count() or 1
         if num_threads < 0:
             raise ValueError(f"num_threads must be >= 0; got {num_threads}")
         self.num_threads = num_threads
+        if processes is None:
+            processes = os.environ.get("NUMPIPE_PROCESSES", "1") != "0"
+        from . import shared
+
+        self.processes = bool(processes) and num_threads >= 2 and shared.available()
+        self.process_failure: str | None = None
+        self._procs: list = [None] * num_threads  # worker -> its BandProcess
+        self.process_units = [0] * max(num_threads, 1)
         self._queue: deque[tuple[_Entry, int]] = deque()
         self._cv = threading.Condition()
         self._stopping = False
@@ -118,14 +137,21 @@ class WorkerPool:
                 while not self._queue and not self._stopping:
                     self._cv.wait()
                 if not self._queue:
-                    return
+                    break
                 entry, unit = self._queue.popleft()
             self._run(entry, unit, index)
+        proc = self._procs[index]
+        if proc is not None:
+            self._procs[index] = None
+            proc.close()
 
     def _run(self, entry: _Entry, unit: int, worker: int) -> None:
         job = entry.job
         try:
-            job.run_unit(unit, worker)
+            if self.processes and getattr(job, "wants_process", None) and job.wants_process():
+                self._run_in_process(job, unit, worker)
+            else:
+                job.run_unit(unit, worker)
         except BaseException as exc:  # never let a worker die
             try:
                 job.unit_failed(unit, exc)
@@ -143,6 +169,28 @@ class WorkerPool:
                     job.unit_failed(-1, exc)
                 except BaseException:
                     pass
+
+    def _run_in_process(self, job, unit: int, worker: int) -> None:
+        from .bandproc import BandProcess, NotPortable, Unavailable
+
+        proc = self._procs[worker]
+        if proc is None:
+            proc = self._procs[worker] = BandProcess()
+        try:
+            proc.run(job, unit)
+        except NotPortable:  # this scene only: run it here
+            job.run_unit(unit, worker)
+            return
+        except Unavailable as exc:  # nothing was drawn: run it here, and from now on
+            self.process_failure = str(exc)
+            self.processes = False
+            job.run_unit(unit, worker)
+            return
+        self.process_units[worker] += 1
+
+    def process_pids(self) -> list[int]:
+        """Process ids of the band processes running now."""
+        return [p.pid for p in list(self._procs) if p is not None and p.pid is not None]
 
     # -- lifetime --------------------------------------------------------------------
 

@@ -97,7 +97,10 @@ class Resource:
                 self.levels.append(LevelLayout(size, w, h, layers, row, lstride))
                 size += lstride * layers
         self.size = size
-        self._storage = np.zeros(max(size, 1), dtype=np.uint8)
+        allocate = getattr(screen, "allocate_storage", None)
+        self._storage = (
+            np.zeros(max(size, 1), dtype=np.uint8) if allocate is None else allocate(max(size, 1))
+        )
         self.lock = threading.Lock()
         self.pending: list[Fence] = []
         self.destroyed = False
@@ -106,6 +109,26 @@ class Resource:
         self.tc_valid_range: list[int] = [0, 0]  # [start, end) bytes ever written
         self.tc_latest_storage: np.ndarray | None = None
         self.tc_last_use: dict[int, int] = {}  # id(tc) -> sequence of last recorded use
+
+    # -- pickling (band processes) ---------------------------------------------------
+
+    # What a band process needs of a resource a scene references: its layout
+    # and storage.  The screen, the lock, pending fences and the threaded
+    # context's bookkeeping belong to the process that owns the resource; the
+    # copy a band process gets is detached from them.
+    _DETACHED = ("screen", "lock", "pending", "tc_valid_range", "tc_latest_storage", "tc_last_use")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._DETACHED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.screen = None
+        self.lock = threading.Lock()
+        self.pending = []
+        self.tc_valid_range = [0, 0]
+        self.tc_latest_storage = None
+        self.tc_last_use = {}
 
     # -- storage ---------------------------------------------------------------
 

@@ -123,6 +123,14 @@ class TextureBindings:
         self._images: dict[int, _Image] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        # (pickled for band processes: the decoded-image cache and its lock
+        # are each process's own)
+        return {"views": self.views, "samplers": self.samplers}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["views"], state["samplers"])
+
     @classmethod
     def capture(cls, views: list[Any], samplers: list[Any]) -> TextureBindings | None:
         if not views and not samplers:

@@ -197,6 +197,8 @@ class Scene:
         self.triangles = 0
         self.counters: set[OcclusionCounter] = set()
         self.stats_fragments = np.zeros(self.nbands, np.int64)
+        self._proc_lock = threading.Lock()  # (workers/bandproc.py)
+        self._proc_ok: bool | None = None
 
     # -- recording (driver thread) ------------------------------------------------
 
@@ -250,6 +252,24 @@ class Scene:
         from workers.raster import execute_band
 
         execute_band(self, unit)
+
+    def wants_process(self) -> bool:
+        """Whether a band process should rasterize this scene's bands: enough
+        triangles to pay for the transfer, and every target in shared memory
+        (workers/bandproc.py)."""
+        ok = self._proc_ok
+        if ok is None:
+            from workers import bandproc, shared
+
+            arrays = [t.raw for t in self.cbufs if t is not None]
+            if self.zsbuf is not None:
+                arrays.append(self.zsbuf.words)
+                if self.zsbuf.stencil is not None:
+                    arrays.append(self.zsbuf.stencil)
+            ok = self._proc_ok = self.triangles >= bandproc.MIN_TRIANGLES and all(
+                shared.locate(a) is not None for a in arrays
+            )
+        return ok
 
     def unit_failed(self, unit: int, exc: BaseException) -> None:
         add_origin_note(exc, f"a rasterizer worker (band {unit})")

@@ -16,6 +16,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
     PIPE_MAX_CONSTANT_BUFFERS,
@@ -241,15 +243,20 @@ _DEPTH_FORMATS = {
 }
 
 
+# Resources at least this big live in shared blocks when the screen has band
+# processes (smaller ones are copied with the scenes that read them).
+SHARED_MIN_BYTES = 1 << 16
+
+
 class NumpipeScreen:
     """``pipe_screen`` of the numpipe software driver."""
 
-    def __init__(self, num_threads: int | None = None) -> None:
+    def __init__(self, num_threads: int | None = None, processes: bool | None = None) -> None:
         from workers.memory import tune_allocator
         from workers.pool import WorkerPool
 
         self.allocator_tuned = tune_allocator()
-        self.pool = WorkerPool(num_threads)
+        self.pool = WorkerPool(num_threads, processes=processes)
         self._lock = threading.Lock()
         self._epoch = time.perf_counter_ns()
         self._resources = 0
@@ -456,6 +463,18 @@ class NumpipeScreen:
 
     def fence_reference(self, fence: Fence | None) -> Fence | None:
         return fence
+
+    def allocate_storage(self, nbytes: int) -> np.ndarray:
+        """Zeroed storage for a resource: in a shared block when band processes
+        may rasterize into it or read it (workers/bandproc.py), else private."""
+        if self.pool.processes and nbytes >= SHARED_MIN_BYTES:
+            from workers import shared
+
+            try:
+                return shared.allocate(nbytes)
+            except OSError:
+                pass
+        return np.zeros(nbytes, np.uint8)
 
     def get_timestamp(self) -> int:
         """Nanoseconds on the clock PIPE_QUERY_TIMESTAMP uses."""

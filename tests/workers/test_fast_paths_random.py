@@ -13,20 +13,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import get_screen
-from helpers import ADD, OVER, PASS_FS, PASS_VS, bind_passthrough, make_target, read_rgba8
+from helpers import (
+    ADD,
+    FS_TEX,
+    OVER,
+    PASS_FS,
+    PASS_VS,
+    bind_passthrough,
+    make_target,
+    read_rgba8,
+)
 
 import workers.fragment as fragment
 import workers.raster as raster
 from gallium import pipe
 
-FS_TEX = """FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-DCL SAMP[0]
-DCL SVIEW[0], 2D, FLOAT
-  0: TEX OUT[0], IN[0].xyyy, SAMP[0], 2D
-  1: END
-"""
 FUNCS = [None, pipe.CompareFunc.LESS, pipe.CompareFunc.LEQUAL, pipe.CompareFunc.GREATER,
          pipe.CompareFunc.GEQUAL]  # fmt: skip
 

@@ -26,6 +26,7 @@ from helpers import (
     make_target,
     read_rgba8,
     set_vertices,
+    tied_triangles,
 )
 
 import workers.raster as raster
@@ -35,15 +36,6 @@ from gallium.util.format import depth_layout
 FUNCS = [pipe.CompareFunc.LESS, pipe.CompareFunc.LEQUAL, pipe.CompareFunc.GREATER,
          pipe.CompareFunc.GEQUAL]  # fmt: skip
 W, H = 160, 128
-
-
-def triangles(seed: int, n: int, size: float, tie_levels: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    c = rng.uniform(-1.0, 1.0, (n, 1, 2))
-    xy = (c + rng.normal(0, size, (n, 3, 2))).reshape(-1, 2)
-    z = np.repeat(rng.integers(0, tie_levels, n) / tie_levels * 1.6 - 0.8, 3)
-    col = np.repeat(rng.uniform(0, 1, (n, 4)), 3, axis=0)
-    return np.concatenate([xy, z[:, None], np.ones((3 * n, 1)), col], 1).astype(np.float32)
 
 
 def initial_words(zs_format, seed: int, stencil: str) -> np.ndarray:
@@ -137,7 +129,7 @@ def three_ways(monkeypatch, spy, verts, func, zs_format, **kw):
 def test_run_wide_winners_equal_batches_and_sequential_test(
     monkeypatch, spy, func, zs_format, stencil
 ):
-    verts = triangles(int(func), 500, 0.08, tie_levels=5)
+    verts = tied_triangles(int(func), 500, 0.08, tie_levels=5)
     run, batches, sequential, counts = three_ways(
         monkeypatch, spy, verts, func, zs_format, stencil=stencil
     )
@@ -155,7 +147,7 @@ def test_orders_running_out_reload_the_keys(monkeypatch, spy, limit):
     longer than that resolves alone against the buffer, and the run loads
     its keys again after it."""
     monkeypatch.setattr(raster, "RUN_ORDER_LIMIT", limit)
-    verts = triangles(7, 500, 0.08, tie_levels=5)
+    verts = tied_triangles(7, 500, 0.08, tie_levels=5)
     func = pipe.CompareFunc.LEQUAL
     run, batches, sequential, counts = three_ways(
         monkeypatch, spy, verts, func, pipe.Format.Z24_UNORM_S8_UINT, stencil="pattern"
@@ -195,7 +187,7 @@ def test_depths_known_in_range_skip_the_clamp_and_nothing_else(monkeypatch, spre
     """Without depth clipping, fragments beyond the near and far planes have
     depths outside [0, 1] that the depth test clamps; a draw whose depths all
     lie inside skips the clamp (decided from its bounding boxes' corners)."""
-    verts = triangles(21, 500, 0.08, tie_levels=5)  # one depth per triangle
+    verts = tied_triangles(21, 500, 0.08, tie_levels=5)  # one depth per triangle
     verts[:, 2] *= spread / 0.8
     decided = []
     in_range = raster._depths_in_range
@@ -285,7 +277,7 @@ def test_a_cleared_band_loads_the_clear_word(monkeypatch, known_loads, func, zs_
     fills its keys with the cleared word's key instead of converting the
     rows' words; fragments at exactly the cleared depth tie with it (LESS
     and GREATER keep the clear, LEQUAL and GEQUAL take the fragment)."""
-    verts = triangles(40 + int(func), 500, 0.08, tie_levels=5)
+    verts = tied_triangles(40 + int(func), 500, 0.08, tie_levels=5)
     steps = [("clear", DS | pipe.Clear.COLOR0, tie_depth(verts, 2), 0x5A), ("draw", verts)]
     run, batches, sequential = three_ways_steps(monkeypatch, steps, func, zs_format)
     assert run == batches == sequential
@@ -301,7 +293,7 @@ def test_only_the_first_draw_after_a_whole_word_clear_knows_the_band(monkeypatch
     """A colour clear keeps what is known; a draw touching the band, or a
     depth-only clear of a format with stencil (the stencil bits are kept),
     leaves the band's words unknown until the next depth-and-stencil clear."""
-    a, b, c, d = (triangles(50 + k, 200, 0.08, tie_levels=5) for k in range(4))
+    a, b, c, d = (tied_triangles(50 + k, 200, 0.08, tie_levels=5) for k in range(4))
     depth = tie_depth(a, 2)
     steps = [
         ("clear", DS, depth, 0x5A),
@@ -350,7 +342,7 @@ def test_a_run_after_a_dense_triangle_reads_the_buffer(monkeypatch, known_loads)
     dense rectangle, which writes depth), small ones again.  Only the first
     run knows the cleared word; the second reads what the big one wrote."""
     monkeypatch.setattr(raster, "DENSE_MIN_PIXELS", 4096)  # a band is 160 x 64 here
-    small = triangles(71, 400, 0.08, tie_levels=5)
+    small = tied_triangles(71, 400, 0.08, tie_levels=5)
     big = np.zeros((3, 8), np.float32)
     big[:, :2] = [(-1.0, -1.0), (3.0, -1.0), (-1.0, 3.0)]
     big[:, 2] = -0.5  # in front of some small triangles, behind others

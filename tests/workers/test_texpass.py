@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import get_screen
 from helpers import (
+    FS_TEX,
     OVER,
     PASS_VS,
     bind_depth_test,
@@ -133,14 +134,6 @@ def test_separable_texels_decline(case):
 # Rendering
 # ----------------------------------------------------------------------------
 
-FS_TEX = """FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-DCL SAMP[0]
-DCL SVIEW[0], 2D, FLOAT
-  0: TEX OUT[0], IN[0].xyyy, SAMP[0], 2D
-  1: END
-"""
 # the same sample through a temporary: not a one-TEX shader
 FS_TEX_TEMP = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE

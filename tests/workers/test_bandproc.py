@@ -1,0 +1,330 @@
+"""Band processes (workers/bandproc.py) over shared blocks (workers/shared.py).
+
+A heavy scene's bands run in each worker's child process: the same bytes,
+query results and timestamps as worker threads and as the submitting
+thread; shared blocks are found from any view and released with their last
+array; a child that cannot load a scene leaves the band to the thread (and
+the pool to threads), a child that dies is replaced, an exception in a band
+reaches the application.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+from helpers import (
+    FS_TEX,
+    PASS_FS,
+    PASS_VS,
+    bind_depth_test,
+    bind_passthrough,
+    make_target,
+    read_rgba8,
+    set_vertices,
+    tied_triangles,
+)
+
+import gallium
+import gallium.numpipe.scene as scene_mod
+from gallium import pipe
+from workers import bandproc, shared
+
+W, H = 160, 128  # RGBA8 and Z24S8 targets of 80 KiB: shared blocks
+RGBA8 = pipe.Format.R8G8B8A8_UNORM
+
+
+@pytest.fixture(scope="module")
+def screens():
+    """Band processes on, off, and rasterizing on the submitting thread."""
+    made = {
+        "processes": gallium.create_screen(num_threads=2, processes=True),
+        "threads": gallium.create_screen(num_threads=2, processes=False),
+        "direct": gallium.create_screen(num_threads=0),
+    }
+    yield made
+    for s in made.values():
+        s.destroy()
+
+
+def _texture(screen, ctx, size: int, seed: int):
+    rng = np.random.default_rng(seed)
+    texels = rng.integers(0, 256, (size, size, 4), dtype=np.uint8)
+    tex = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D,
+            format=RGBA8,
+            width0=size,
+            height0=size,
+            bind=pipe.Bind.SAMPLER_VIEW,
+        )
+    )
+    box = pipe.Box(0, 0, 0, size, size, 1)
+    ctx.texture_subdata(tex, 0, pipe.Transfer.WRITE, box, texels, size * 4, texels.nbytes)
+    return tex, ctx.create_sampler_view(tex, pipe.SamplerViewTemplate(format=RGBA8))
+
+
+def _quad(x0, y0, x1, y1, z):
+    v = [[x, y, z, 1.0, s, t, 0.0, 1.0] for (x, y), (s, t) in zip(
+        [(x0, y0), (x1, y0), (x0, y1), (x1, y1)], [(0, 1), (1, 1), (0, 0), (1, 0)]
+    )]  # fmt: skip
+    return np.array([v[0], v[1], v[2], v[2], v[1], v[3]], np.float32)
+
+
+def render(screen, threaded: bool = False, extra=None):
+    """One scene (one flush): clears, an occlusion query around 2,600 depth-
+    tested triangles, a timestamp, blended triangles, and quads sampling a
+    texture in a shared block (256x256) and one copied with the scene (8x8).
+    Returns colour and depth bytes, the occlusion count, the timestamp and
+    the timestamps just before and after."""
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        rt, zs = make_target(screen, ctx, W, H, zs_format=pipe.Format.Z24_UNORM_S8_UINT)
+        _big, big_view = _texture(screen, ctx, 256, 1)
+        _small, small_view = _texture(screen, ctx, 8, 2)
+        samp = ctx.create_sampler_state(
+            pipe.SamplerState(
+                min_img_filter=pipe.TexFilter.LINEAR,
+                mag_img_filter=pipe.TexFilter.LINEAR,
+                min_mip_filter=pipe.MipFilter.NONE,
+            )
+        )
+        ctx.flush().wait(None)
+        before = screen.get_timestamp()
+        bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS)
+        bind_depth_test(ctx, pipe.CompareFunc.LESS)
+        ctx.clear(
+            pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(0.1, 0.2, 0.3, 1.0), depth=0.7
+        )
+        occ = ctx.create_query(pipe.QueryType.OCCLUSION_COUNTER)
+        ctx.begin_query(occ)
+        set_vertices(ctx, tied_triangles(3, 2600, 0.05, tie_levels=7))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3 * 2600))
+        ctx.end_query(occ)
+        stamp = ctx.create_query(pipe.QueryType.TIMESTAMP)
+        ctx.end_query(stamp)
+        blend = pipe.RtBlendState(
+            blend_enable=True,
+            rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+            rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+            alpha_src_factor=pipe.BlendFactor.ONE,
+            alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+        )
+        ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
+        bind_depth_test(ctx, pipe.CompareFunc.LEQUAL, writemask=False)
+        set_vertices(ctx, tied_triangles(4, 300, 0.1, tie_levels=7))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=900))
+        ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState()))
+        bind_depth_test(ctx, pipe.CompareFunc.ALWAYS)
+        bind_passthrough(ctx, vs=PASS_VS, fs=FS_TEX)
+        ctx.bind_sampler_states(pipe.ShaderType.FRAGMENT, 0, [samp])
+        for view, rect in ((big_view, (-0.9, -0.9, 0.1, 0.3)), (small_view, (0.2, -0.5, 0.9, 0.9))):
+            ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
+            set_vertices(ctx, _quad(*rect, z=0.0))
+            ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6))
+        if extra is not None:
+            extra(ctx)
+        ctx.flush().wait(None)
+        after = screen.get_timestamp()
+        colour, depth = read_rgba8(ctx, rt), read_rgba8(ctx, zs)
+        count = ctx.get_query_result(occ)[1]
+        ts = ctx.get_query_result(stamp)[1]
+        return colour.tobytes(), depth.tobytes(), count, (before, ts, after)
+    finally:
+        ctx.destroy()
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct-ctx", "threaded-ctx"])
+def test_processes_draw_the_same_bytes_and_queries(screens, threaded):
+    pool = screens["processes"].pool
+    units = sum(pool.process_units)
+    got = render(screens["processes"], threaded)
+    assert sum(pool.process_units) == units + 2  # both bands of the scene, in processes
+    assert len(pool.process_pids()) == 2 and pool.process_failure is None
+    threads = render(screens["threads"], threaded)
+    direct = render(screens["direct"], threaded)
+    assert sum(screens["threads"].pool.process_units) == 0
+    assert got[:3] == threads[:3] == direct[:3]
+    assert got[2] > 10_000  # the occlusion query counted the first draw's samples
+    before, ts, after = got[3]
+    assert before < ts < after  # the timestamp the child took, on the screen's clock
+    colour = np.frombuffer(got[0], np.uint8).reshape(H, W, 4)
+    assert len(np.unique(colour.reshape(-1, 4), axis=0)) > 1000  # a real scene
+
+
+def test_scenes_below_the_threshold_stay_on_threads(screens, monkeypatch):
+    pool = screens["processes"].pool
+    units = sum(pool.process_units)
+    monkeypatch.setattr(bandproc, "MIN_TRIANGLES", 10_000)
+    got = render(screens["processes"])
+    assert sum(pool.process_units) == units
+    assert got[:3] == render(screens["threads"])[:3]
+
+
+def test_a_dead_band_process_is_replaced(screens):
+    pool = screens["processes"].pool
+    render(screens["processes"])
+    pids = pool.process_pids()
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    for pid in pids:  # (reaped by the handle; wait until they are gone)
+        for _ in range(200):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            if any(p.proc is not None and p.proc.poll() is not None for p in pool._procs if p):
+                break
+            time.sleep(0.01)
+    got = render(screens["processes"])
+    new = pool.process_pids()
+    assert len(new) == 2 and not set(new) & set(pids)
+    assert got[:3] == render(screens["threads"])[:3]
+
+
+class _Unloadable:
+    """Pickles to a call that fails in the child (a scene it cannot load)."""
+
+    def __reduce__(self):
+        return (int, ("not a number",))
+
+
+class _ExitOnLoad:
+    """Pickles to a call that ends the child while it loads the scene."""
+
+    def __reduce__(self):
+        return (os._exit, (3,))
+
+
+def _with_command(monkeypatch, obj):
+    """Every scene recorded from now on carries ``obj`` among its commands
+    (which the bands skip: not a clear, draw or marker)."""
+    finish = scene_mod.Scene.finish_recording
+
+    def finish_with(self):
+        finish(self)
+        self.commands.append(obj)
+
+    monkeypatch.setattr(scene_mod.Scene, "finish_recording", finish_with)
+
+
+def test_a_scene_the_child_cannot_load_runs_on_the_threads(monkeypatch):
+    screen = gallium.create_screen(num_threads=2, processes=True)
+    try:
+        _with_command(monkeypatch, _Unloadable())
+        got = render(screen)
+        pool = screen.pool
+        assert not pool.processes and "could not load the scene" in pool.process_failure
+        assert "ValueError" in pool.process_failure
+        assert sum(pool.process_units) == 0
+        monkeypatch.undo()
+        reference = gallium.create_screen(num_threads=0)
+        try:
+            assert got[:3] == render(reference)[:3]
+        finally:
+            reference.destroy()
+    finally:
+        screen.destroy()
+
+
+def test_a_child_dying_in_a_band_is_an_error_of_that_scene(monkeypatch, screens):
+    screen = gallium.create_screen(num_threads=2, processes=True)
+    try:
+        _with_command(monkeypatch, _ExitOnLoad())
+        with pytest.raises(RuntimeError, match="band process rasterizing band"):
+            render(screen)
+        monkeypatch.undo()
+        got = render(screen)  # new children; the screen and its contexts carry on
+        assert screen.pool.processes and screen.pool.process_failure is None
+        assert got[:3] == render(screens["threads"])[:3]
+    finally:
+        screen.destroy()
+
+
+def test_an_exception_in_a_band_comes_back_with_the_childs_traceback(screens):
+    screen = screens["processes"]
+    ctx = screen.context_create(threaded=False)
+    try:
+        rt, _ = make_target(screen, ctx, W, H)
+    finally:
+        ctx.destroy()
+    target = scene_mod.make_color_target(rt, 0, 0, rt.storage)
+    scene = scene_mod.Scene(W, H, [target], None)
+    # a clear of colour buffer 3 of a one-buffer framebuffer fails in the band
+    scene.commands.append(scene_mod.ClearCmd([(3, np.zeros(4, np.uint8))], None, None, 0))
+    proc = bandproc.BandProcess()
+    try:
+        with pytest.raises(IndexError) as info:
+            proc.run(scene, 0)
+        assert any("in a band process" in note for note in info.value.__notes__)
+        assert any("execute_band" in note for note in info.value.__notes__)
+        # the child is still there and takes the next band
+        scene2 = scene_mod.Scene(W, H, [target], None)
+        scene2.commands.append(scene_mod.ClearCmd([(0, np.full(4, 7, np.uint8))], None, None, 0))
+        proc.run(scene2, 1)
+        assert (np.asarray(target.raw)[64:128] == 7).all()
+    finally:
+        proc.close()
+
+
+def test_resources_of_a_screen_with_processes_live_in_shared_blocks(screens):
+    for name, expect in (("processes", True), ("threads", False)):
+        screen = screens[name]
+        big = screen.resource_create(
+            pipe.ResourceTemplate(
+                target=pipe.TextureTarget.TEXTURE_2D, format=RGBA8, width0=256, height0=256
+            )
+        )
+        small = screen.resource_create(
+            pipe.ResourceTemplate(
+                target=pipe.TextureTarget.TEXTURE_2D, format=RGBA8, width0=16, height0=16
+            )
+        )
+        assert (shared.locate(big.storage) is not None) == expect
+        assert shared.locate(small.storage) is None
+        assert not big.storage.any()  # zero-filled, as private storage is
+
+
+def test_shared_blocks_are_found_from_views_and_released_with_their_last_array():
+    shared.take_dropped()
+    a = shared.allocate(1 << 20)
+    serial, fd, nbytes, offset = shared.locate(a)
+    assert nbytes == 1 << 20 and offset == 0
+    v = a[4096:].view(np.uint32).reshape(-1, 64)[3:, 8:]
+    assert shared.locate(v)[0] == serial
+    assert shared.locate(v)[3] == 4096 + 3 * 256 + 32
+    assert shared.locate(np.zeros(10)) is None
+    assert shared.locate(np.concatenate([a[:8], a[:8]])) is None  # a copy is private
+    os.fstat(fd)
+    del a, v
+    gc.collect()
+    assert serial in shared.take_dropped()
+    with pytest.raises(OSError):
+        os.fstat(fd)
+    # blocks freed and made again at the same addresses keep the index right
+    for _ in range(50):
+        b = shared.allocate(1 << 16)
+        c = shared.allocate(1 << 16)
+        assert shared.locate(b)[0] != shared.locate(c)[0]
+        del b
+        assert shared.locate(c) is not None
+
+
+def test_a_child_maps_the_parents_blocks_and_unmaps_dropped_ones(screens):
+    """The serials of freed blocks reach the children with the next band."""
+    screen = screens["processes"]
+    render(screen)
+    handles = [p for p in screen.pool._procs if p is not None]
+    assert handles
+    junk = shared.allocate(1 << 16)
+    serial = shared.locate(junk)[0]
+    del junk
+    gc.collect()
+    bandproc._note_dropped()
+    assert all(serial in h.pending_drops for h in handles)
+    render(screen)
+    assert not any(serial in h.pending_drops for h in handles)

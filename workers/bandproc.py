@@ -1,0 +1,392 @@
+"""Band processes: heavy scenes' bands rasterized outside the interpreter's GIL.
+
+Theory of operation
+-------------------
+Worker *threads* share one interpreter lock: numpy releases it inside long
+loops, but calls such as ``np.minimum.at`` and ``np.repeat`` and the Python
+between calls hold it, and on a scene of thousands of small triangles two
+worker threads each spend ~10% of a band waiting for the other (measured;
+see bench/README.md).  With band processes each worker thread of the pool
+owns one child process (started on its first heavy scene) and hands it the
+bands it takes; the thread waits on a socket, which leaves the GIL free.
+
+What a band reads and writes must be memory both processes see: a screen
+with band processes allocates its larger resources' storage in shared blocks
+(workers/shared.py).  A scene is serialised once, on the first of its bands
+to run in a process, into a shared *arena* block: the pickle stream with its
+arrays as out-of-band buffers, which the children unpickle in place.  Views
+of shared blocks (render targets, large textures) travel as references;
+compiled kernels as their shaders (the child compiles each once); occlusion
+counters and the timestamp clock as tokens.  Each child keeps its last
+scene, so a scene's second band on the same child costs no second load.
+
+A child's reply carries what the band produced besides pixels: the band's
+fragment count (``Scene.stats_fragments``), the occlusion counters'
+increments and the timestamps of markers; the worker thread merges them as
+if it had run the band itself.  An exception in the band comes back to the
+thread and is raised there (so the scene reports it like any other band
+failure); a child that dies is replaced on the next band.
+
+When a child cannot serve a band before touching any pixel (it cannot be
+started, or cannot load the scene -- no /proc, an object it cannot rebuild)
+the thread runs the band itself and the pool stops using processes
+(:attr:`WorkerPool.process_failure` says why).  Scenes whose targets are
+not all in shared blocks, or with fewer than ``MIN_TRIANGLES`` triangles,
+never go to a process: for a frame of a few large triangles the transfer
+costs more than the GIL waits it saves (measured: the one-triangle fill
+~1.4 ms slower, medium 7.5% and small 15% faster).  Results are bit-identical
+either way: the child runs the same code on the same memory.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from . import shared
+
+# A scene goes to band processes from this many triangles on.
+MIN_TRIANGLES = 2048
+
+_HEADER = struct.Struct("<Q")
+
+
+class Unavailable(Exception):
+    """A band process could not take the band; nothing was drawn."""
+
+
+class NotPortable(Exception):
+    """This scene cannot be sent to a band process (an object in it does not
+    pickle); its bands run on the worker threads."""
+
+
+# -- messages ---------------------------------------------------------------------------
+
+
+def _send(sock: socket.socket, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytearray:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if k == 0:
+            raise EOFError("the other end closed the connection")
+        got += k
+    return buf
+
+
+def _recv(sock: socket.socket) -> Any:
+    (n,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+    return pickle.loads(_recv_exact(sock, n))
+
+
+# -- scenes, parent side ------------------------------------------------------------------
+
+
+class _ScenePickler(pickle.Pickler):
+    """Pickles a scene's commands and targets with shared views, kernels,
+    counters and the clock as persistent ids."""
+
+    def __init__(self, file, buffers: list, counters: dict) -> None:
+        super().__init__(file, protocol=5, buffer_callback=buffers.append)
+        self.counters = counters
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, np.ndarray):
+            where = shared.locate(obj)
+            if where is not None:
+                return ("shm", *where, obj.shape, obj.strides, obj.dtype.str)
+            return None
+        kind = type(obj).__name__
+        if kind == "Kernel":
+            return ("kernel", obj.shader)
+        if kind == "OcclusionCounter":
+            self.counters[id(obj)] = obj
+            return ("counter", id(obj))
+        if kind == "method" and getattr(obj, "__name__", "") == "get_timestamp":
+            return ("clock", obj.__self__._epoch)
+        return None
+
+
+class SceneBlob:
+    """A scene serialised into a shared arena, ready for any band process."""
+
+    _keys = iter(range(1, 1 << 62))
+    _key_lock = threading.Lock()
+
+    def __init__(self, scene: Any) -> None:
+        buffers: list = []
+        self.counters: dict[int, Any] = {}
+        f = io.BytesIO()
+        light = SimpleNamespace(
+            width=scene.width,
+            height=scene.height,
+            cbufs=scene.cbufs,
+            zsbuf=scene.zsbuf,
+            commands=scene.commands,
+            band_rows=scene.band_rows,
+            nbands=scene.nbands,
+        )
+        _ScenePickler(f, buffers, self.counters).dump(light)
+        parts = [f.getbuffer()] + [b.raw() for b in buffers]
+        sizes = [p.nbytes for p in parts]
+        offsets, pos = [], 0
+        for n in sizes:
+            offsets.append(pos)
+            pos += -(-n // 64) * 64
+        self.arena = shared.allocate(pos)
+        for part, off, n in zip(parts, offsets, sizes):
+            self.arena[off : off + n] = np.frombuffer(part, np.uint8)
+        where = shared.locate(self.arena)
+        assert where is not None
+        self.arena_ref = where[:3]  # serial, fd, nbytes
+        self.parts = list(zip(offsets, sizes))
+        with SceneBlob._key_lock:
+            self.key = next(SceneBlob._keys)
+        self.markers = [i for i, c in enumerate(scene.commands) if type(c).__name__ == "MarkerCmd"]
+
+
+def scene_blob(scene: Any) -> SceneBlob:
+    """The scene's blob, made by the first band that asks (under the scene's lock)."""
+    blob = scene.__dict__.get("_proc_blob")
+    if blob is None:
+        with scene._proc_lock:
+            blob = scene.__dict__.get("_proc_blob")
+            if blob is None:
+                try:
+                    blob = SceneBlob(scene)
+                except Exception as exc:
+                    blob = NotPortable(f"{type(exc).__name__}: {exc}")
+                scene._proc_blob = blob
+    if isinstance(blob, NotPortable):
+        raise blob
+    return blob
+
+
+# -- the parent's handle on one child --------------------------------------------------------
+
+_handles: weakref.WeakSet = weakref.WeakSet()
+_handles_lock = threading.Lock()
+
+
+def _note_dropped() -> None:
+    """Pass the serials of freed shared blocks to every live child handle."""
+    dropped = shared.take_dropped()
+    if dropped:
+        with _handles_lock:
+            for h in list(_handles):
+                h.pending_drops.extend(dropped)
+
+
+class BandProcess:
+    """One child process serving the bands of one worker thread."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.sock: socket.socket | None = None
+        self.scene_key: int | None = None
+        self.pending_drops: list[int] = []
+        self.bands = 0
+        with _handles_lock:
+            _handles.add(self)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def _start(self) -> None:
+        parent, child = socket.socketpair()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "workers.bandproc", str(child.fileno()), str(os.getpid())],
+                pass_fds=(child.fileno(),),
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            parent.close()
+            raise Unavailable(f"cannot start a band process: {exc}") from exc
+        finally:
+            child.close()
+        self.sock = parent
+        self.scene_key = None
+        self.pending_drops = []
+        try:
+            hello = _recv(parent)
+        except (EOFError, OSError) as exc:
+            self.close()
+            raise Unavailable("the band process exited while starting") from exc
+        if hello != ("ready",):
+            self.close()
+            raise Unavailable(f"the band process could not start: {hello!r}")
+
+    def run(self, scene: Any, band: int) -> None:
+        """Rasterize ``band`` of ``scene`` in the child; merge what it produced."""
+        blob = scene_blob(scene)
+        if self.proc is None or self.proc.poll() is not None:
+            self.close()
+            self._start()
+        _note_dropped()
+        drops, self.pending_drops = self.pending_drops, []
+        load = None if self.scene_key == blob.key else (blob.arena_ref, blob.parts)
+        try:
+            _send(self.sock, ("band", blob.key, band, load, drops))
+            reply = _recv(self.sock)
+        except (EOFError, OSError) as exc:
+            self.close()
+            raise RuntimeError(
+                f"the band process rasterizing band {band} exited (exit status "
+                f"{self.proc.returncode if self.proc else '?'})"
+            ) from exc
+        self.scene_key = blob.key
+        kind = reply[0]
+        if kind == "load-error":
+            self.scene_key = None
+            raise Unavailable(f"the band process could not load the scene: {reply[1]}")
+        if kind == "error":
+            _, exc, text = reply
+            if isinstance(exc, BaseException):
+                exc.add_note(f"in a band process:\n{text}")
+                raise exc
+            raise RuntimeError(f"in a band process: {text}")
+        _, fragments, counts, marks = reply
+        self.bands += 1
+        scene.stats_fragments[band] = fragments
+        for cid, n in counts.items():
+            blob.counters[cid].add(n)
+        for i, ns in marks:
+            scene.commands[i].band_ns[band] = ns
+
+    def close(self) -> None:
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+            self.sock = None
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.scene_key = None
+
+
+# -- the child ----------------------------------------------------------------------------
+
+
+class _Counter:
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def add(self, n: int) -> None:
+        self.count += n
+
+
+class _SceneUnpickler(pickle.Unpickler):
+    def __init__(self, file, buffers, attached: shared.Attached, counters: dict) -> None:
+        super().__init__(file, buffers=buffers)
+        self.attached = attached
+        self.counters = counters
+
+    def persistent_load(self, pid: Any) -> Any:
+        kind = pid[0]
+        if kind == "shm":
+            return self.attached.view(*pid[1:])
+        if kind == "kernel":
+            from gallium.tgsi.compiler import compile_shader
+
+            return compile_shader(pid[1])
+        if kind == "counter":
+            return self.counters.setdefault(pid[1], _Counter())
+        if kind == "clock":
+            epoch = pid[1]
+            return lambda: time.perf_counter_ns() - epoch + 1
+        raise pickle.UnpicklingError(f"unknown persistent id {kind!r}")
+
+
+def _load(attached: shared.Attached, arena_ref, parts) -> tuple:
+    serial, fd, nbytes = arena_ref
+    mem = attached.view(serial, fd, nbytes, 0, (nbytes,), (1,), "|u1")
+    views = [memoryview(mem[off : off + n]) for off, n in parts]
+    counters: dict[int, _Counter] = {}
+    scene = _SceneUnpickler(io.BytesIO(views[0]), views[1:], attached, counters).load()
+    scene.stats_fragments = np.zeros(scene.nbands, np.int64)
+    markers = [i for i, c in enumerate(scene.commands) if type(c).__name__ == "MarkerCmd"]
+    return scene, counters, markers
+
+
+def child_main(fd: int, parent_pid: int) -> None:
+    sock = socket.socket(fileno=fd)
+    from workers.memory import tune_allocator
+
+    tune_allocator()  # as the parent's screen did (band-sized temporaries stay in the heap)
+    try:
+        import numexpr
+
+        numexpr.set_num_threads(1)
+    except Exception:  # numexpr is optional for correctness
+        pass
+    from workers.raster import execute_band
+
+    _send(sock, ("ready",))
+    attached = shared.Attached(parent_pid)
+    scene = counters = markers = None
+    while True:
+        try:
+            _, _key, band, load, drops = _recv(sock)
+        except EOFError:
+            return
+        if load is not None:
+            scene = counters = markers = None
+            attached.drop(drops)
+            try:
+                scene, counters, markers = _load(attached, *load)
+            except BaseException as exc:  # nothing drawn: the parent runs the band
+                _send(sock, ("load-error", f"{type(exc).__name__}: {exc}"))
+                continue
+        else:
+            attached.drop(drops)
+        try:
+            execute_band(scene, band)
+        except BaseException as exc:
+            import traceback
+
+            text = traceback.format_exc()
+            try:
+                pickle.dumps(exc)
+            except Exception:
+                exc = None
+            _send(sock, ("error", exc, text))
+            continue
+        counts = {cid: c.count for cid, c in counters.items() if c.count}
+        for c in counters.values():
+            c.count = 0
+        marks = [(i, int(scene.commands[i].band_ns[band])) for i in markers]
+        _send(sock, ("ok", int(scene.stats_fragments[band]), counts, marks))
+
+
+if __name__ == "__main__":
+    child_main(int(sys.argv[1]), int(sys.argv[2]))

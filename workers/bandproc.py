@@ -31,10 +31,10 @@ When a child cannot serve a band before touching any pixel (it cannot be
 started, or cannot load the scene -- no /proc, an object it cannot rebuild)
 the thread runs the band itself and the pool stops using processes
 (:attr:`WorkerPool.process_failure` says why).  Scenes whose targets are
-not all in shared blocks, or with fewer than ``MIN_TRIANGLES`` triangles,
-never go to a process: for a frame of a few large triangles the transfer
-costs more than the GIL waits it saves (measured: the one-triangle fill
-~1.4 ms slower, medium 7.5% and small 15% faster).  Results are bit-identical
+not all in shared blocks, or whose estimated band work is under
+``MIN_WORK_MS``, never go to a process: for a light frame the transfer costs
+more than the GIL waits it saves (measured: the one-triangle fill 47% slower,
+medium 13%, blend 12% and the 40-instruction shader 24% faster).  Results are bit-identical
 either way: the child runs the same code on the same memory.
 """
 
@@ -57,8 +57,35 @@ import numpy as np
 
 from . import shared
 
-# A scene goes to band processes from this many triangles on.
-MIN_TRIANGLES = 2048
+# A scene goes to band processes when its bands' estimated work (all bands,
+# one worker, ms) reaches this: the transfer then costs far less than the GIL
+# waits it saves (measured here with two workers, processes against threads:
+# fill -- ~10 ms of band work -- 47% slower, texture 26% slower, blend 12%
+# faster, medium 13%, alu40 24%).
+MIN_WORK_MS = 40.0
+
+
+def estimated_work_ms(scene: Any) -> float:
+    """A scene's band work in ms, roughly, from its draws: ~5 ns a pixel of the
+    triangles' bounding boxes (pass-through and one-TEX shaders), 2 ns more
+    per TGSI instruction of any other shader, twice that with blending, and
+    ~1.5 us a triangle (the fitted costs of the bench scenes on one worker)."""
+    ns = 0.0
+    for cmd in scene.commands:
+        ts = getattr(cmd, "tris", None)
+        if ts is None or ts.count == 0:
+            continue
+        state = cmd.state
+        b = ts.bbox.astype(np.int64)
+        area = float(((b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)).sum())
+        per_pixel = 5.0
+        if state.passthrough is None and state.texpass is None:
+            per_pixel += 2.0 * len(state.kernel.shader.instructions)
+        if state.blend_enabled:
+            per_pixel *= 2.0
+        ns += area * per_pixel + 1500.0 * ts.count
+    return ns / 1e6
+
 
 _HEADER = struct.Struct("<Q")
 

@@ -255,7 +255,7 @@ class Scene:
 
     def wants_process(self) -> bool:
         """Whether a band process should rasterize this scene's bands: enough
-        triangles to pay for the transfer, and every target in shared memory
+        work to pay for the transfer, and every target in shared memory
         (workers/bandproc.py)."""
         ok = self._proc_ok
         if ok is None:
@@ -266,8 +266,8 @@ class Scene:
                 arrays.append(self.zsbuf.words)
                 if self.zsbuf.stencil is not None:
                     arrays.append(self.zsbuf.stencil)
-            ok = self._proc_ok = self.triangles >= bandproc.MIN_TRIANGLES and all(
-                shared.locate(a) is not None for a in arrays
+            ok = self._proc_ok = all(shared.locate(a) is not None for a in arrays) and (
+                bandproc.estimated_work_ms(self) >= bandproc.MIN_WORK_MS
             )
         return ok
 

@@ -38,6 +38,12 @@ W, H = 160, 128  # RGBA8 and Z24S8 targets of 80 KiB: shared blocks
 RGBA8 = pipe.Format.R8G8B8A8_UNORM
 
 
+@pytest.fixture(autouse=True)
+def every_scene_is_heavy(monkeypatch):
+    """The test scenes are small: send them to the band processes anyway."""
+    monkeypatch.setattr(bandproc, "MIN_WORK_MS", 0.0)
+
+
 @pytest.fixture(scope="module")
 def screens():
     """Band processes on, off, and rasterizing on the submitting thread."""
@@ -159,7 +165,7 @@ def test_processes_draw_the_same_bytes_and_queries(screens, threaded):
 def test_scenes_below_the_threshold_stay_on_threads(screens, monkeypatch):
     pool = screens["processes"].pool
     units = sum(pool.process_units)
-    monkeypatch.setattr(bandproc, "MIN_TRIANGLES", 10_000)
+    monkeypatch.setattr(bandproc, "MIN_WORK_MS", 1e9)
     got = render(screens["processes"])
     assert sum(pool.process_units) == units
     assert got[:3] == render(screens["threads"])[:3]
@@ -200,13 +206,15 @@ class _ExitOnLoad:
         return (os._exit, (3,))
 
 
+_FINISH = scene_mod.Scene.finish_recording
+
+
 def _with_command(monkeypatch, obj):
     """Every scene recorded from now on carries ``obj`` among its commands
     (which the bands skip: not a clear, draw or marker)."""
-    finish = scene_mod.Scene.finish_recording
 
     def finish_with(self):
-        finish(self)
+        _FINISH(self)
         self.commands.append(obj)
 
     monkeypatch.setattr(scene_mod.Scene, "finish_recording", finish_with)
@@ -221,7 +229,7 @@ def test_a_scene_the_child_cannot_load_runs_on_the_threads(monkeypatch):
         assert not pool.processes and "could not load the scene" in pool.process_failure
         assert "ValueError" in pool.process_failure
         assert sum(pool.process_units) == 0
-        monkeypatch.undo()
+        monkeypatch.setattr(scene_mod.Scene, "finish_recording", _FINISH)
         reference = gallium.create_screen(num_threads=0)
         try:
             assert got[:3] == render(reference)[:3]
@@ -237,7 +245,7 @@ def test_a_child_dying_in_a_band_is_an_error_of_that_scene(monkeypatch, screens)
         _with_command(monkeypatch, _ExitOnLoad())
         with pytest.raises(RuntimeError, match="band process rasterizing band"):
             render(screen)
-        monkeypatch.undo()
+        monkeypatch.setattr(scene_mod.Scene, "finish_recording", _FINISH)
         got = render(screen)  # new children; the screen and its contexts carry on
         assert screen.pool.processes and screen.pool.process_failure is None
         assert got[:3] == render(screens["threads"])[:3]
@@ -328,3 +336,42 @@ def test_a_child_maps_the_parents_blocks_and_unmaps_dropped_ones(screens):
     assert all(serial in h.pending_drops for h in handles)
     render(screen)
     assert not any(serial in h.pending_drops for h in handles)
+
+
+def _draw(count, box, per_triangle_px=None, *, passthrough=True, instructions=0, blend=False):
+    from types import SimpleNamespace as NS
+
+    x0, y0, x1, y1 = box
+    bbox = np.tile(np.array([[x0, y0, x1, y1]], np.int32), (count, 1))
+    kernel = NS(shader=NS(instructions=[None] * instructions))
+    state = NS(
+        passthrough={0: 0} if passthrough else None,
+        texpass=None,
+        kernel=kernel,
+        blend_enabled=blend,
+    )
+    return scene_mod.DrawCmd(state, [], tris=NS(count=count, bbox=bbox))
+
+
+@pytest.mark.parametrize(
+    "draws, heavy",
+    [
+        # the fill: two triangles over 1024x1024 with a pass-through shader
+        ([_draw(2, (0, 0, 1023, 1023))], False),
+        # 16 blended full-screen quads
+        ([_draw(32, (0, 0, 1023, 1023), blend=True)], True),
+        # one full-screen triangle pair through a 40-instruction shader
+        ([_draw(2, (0, 0, 1023, 1023), passthrough=False, instructions=40)], True),
+        # 10,000 triangles of ~25x25 px, and 100,000 of ~4x4
+        ([_draw(10_000, (0, 0, 24, 24))], True),
+        ([_draw(100_000, (0, 0, 3, 3))], True),
+        # 2,600 small triangles (the tests' scene here)
+        ([_draw(2600, (0, 0, 9, 9))], False),
+    ],
+    ids=["fill", "blend", "alu40", "medium", "small", "small-test-scene"],
+)
+def test_the_work_estimate_sends_heavy_scenes_only(monkeypatch, draws, heavy):
+    monkeypatch.undo()  # the real threshold
+    scene = scene_mod.Scene(1024, 1024, [], None)
+    scene.commands.extend(draws)
+    assert (bandproc.estimated_work_ms(scene) >= bandproc.MIN_WORK_MS) == heavy

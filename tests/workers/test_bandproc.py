@@ -37,6 +37,18 @@ from workers import bandproc, shared
 W, H = 160, 128  # RGBA8 and Z24S8 targets of 80 KiB: shared blocks
 RGBA8 = pipe.Format.R8G8B8A8_UNORM
 
+# a general TGSI kernel (compiled in the child from its shader)
+FS_ALU = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL TEMP[0]
+IMM[0] FLT32 { 0.5000, 0.2500, 2.0000, 1.0000}
+  0: MUL TEMP[0], IN[0], IMM[0]
+  1: SIN TEMP[0].x, TEMP[0].xxxx
+  2: MAD OUT[0], TEMP[0], IMM[0].zzzz, IMM[0].yyyy
+  3: END
+"""
+
 
 @pytest.fixture(autouse=True)
 def every_scene_is_heavy(monkeypatch):
@@ -81,10 +93,11 @@ def _quad(x0, y0, x1, y1, z):
     return np.array([v[0], v[1], v[2], v[2], v[1], v[3]], np.float32)
 
 
-def render(screen, threaded: bool = False, extra=None):
+def render(screen, threaded: bool = False):
     """One scene (one flush): clears, an occlusion query around 2,600 depth-
-    tested triangles, a timestamp, blended triangles, and quads sampling a
-    texture in a shared block (256x256) and one copied with the scene (8x8).
+    tested triangles, a timestamp, blended triangles, quads sampling a
+    texture in a shared block (256x256) and one copied with the scene (8x8),
+    and a quad through a general TGSI kernel.
     Returns colour and depth bytes, the occlusion count, the timestamp and
     the timestamps just before and after."""
     ctx = screen.context_create(threaded=threaded)
@@ -132,8 +145,9 @@ def render(screen, threaded: bool = False, extra=None):
             ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
             set_vertices(ctx, _quad(*rect, z=0.0))
             ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6))
-        if extra is not None:
-            extra(ctx)
+        bind_passthrough(ctx, vs=PASS_VS, fs=FS_ALU)
+        set_vertices(ctx, _quad(-0.3, 0.4, 0.6, 0.95, z=0.0))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6))
         ctx.flush().wait(None)
         after = screen.get_timestamp()
         colour, depth = read_rgba8(ctx, rt), read_rgba8(ctx, zs)

@@ -391,6 +391,7 @@ def render(results: dict[str, Any]) -> str:
                 mrows.append([key, d.get("status", "?"), "", "", "", "", ""])
                 continue
             kids = d.get("band_processes_mib") or []
+            kids_above = d.get("band_processes_above_mib", 0.0)
             mrows.append(
                 [
                     key,
@@ -399,14 +400,17 @@ def render(results: dict[str, Any]) -> str:
                     _num(d["above_baseline_mib"], "{:.1f}"),
                     _num(d["framebuffer_mib"], "{:.1f}"),
                     _num(d["ratio_to_framebuffer"], "{:.2f}x"),
-                    " + ".join(f"{k:.1f}" for k in kids) if kids else "-",
+                    (" + ".join(f"{k:.1f}" for k in kids) + f" ({kids_above:.1f} above)")
+                    if kids
+                    else "-",
                 ]
             )
         out.append("")
         out.append(
             "Peak memory (numpipe, one process per scene, 2 frames; VmHWM; baseline = the "
             "same process with its imports and input data but no screen; band processes: "
-            "each one's own peak, its interpreter included, shared buffers counted in both):"
+            "each one's peak, and in parentheses what they grew by past their started "
+            "interpreters, which 'above' and the ratio include):"
         )
         out.append(
             _table(

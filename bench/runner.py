@@ -216,14 +216,14 @@ def memory(name: str, size: int, baseline: bool) -> int:
     data = scene.build(size)
     frames = 0
     status = "ok"
-    children: list[int] = []  # peak RSS of each band process (workers/bandproc.py)
+    children: list[list[int]] = []  # [peak, started] KiB of each band process (bandproc.py)
     if not baseline:
         try:
             s = NumpipeScene(scene, data, size)
             for _ in range(2):
                 s.frame()
                 frames += 1
-            children = [vmhwm_kib(pid) for pid in s.screen.pool.process_pids()]
+            children = [[vmhwm_kib(pid), idle] for pid, idle in s.screen.pool.band_processes()]
             s.close()
         except gallium.UnsupportedError as exc:
             status = f"unsupported: {exc}"

@@ -34,7 +34,9 @@ the thread runs the band itself and the pool stops using processes
 not all in shared blocks, or whose estimated band work is under
 ``MIN_WORK_MS``, never go to a process: for a light frame the transfer costs
 more than the GIL waits it saves (measured: the one-triangle fill 47% slower,
-medium 13%, blend 12% and the 40-instruction shader 24% faster).  Results are bit-identical
+medium 13%, blend 12% and the 40-instruction shader 24% faster), and work
+whose numpy calls are few and long (big pass-through triangles) gains
+nothing.  Results are bit-identical
 either way: the child runs the same code on the same memory.
 """
 
@@ -57,19 +59,25 @@ import numpy as np
 
 from . import shared
 
-# A scene goes to band processes when its bands' estimated work (all bands,
-# one worker, ms) reaches this: the transfer then costs far less than the GIL
-# waits it saves (measured here with two workers, processes against threads:
-# fill -- ~10 ms of band work -- 47% slower, texture 26% slower, blend 12%
-# faster, medium 13%, alu40 24%).
+# A scene goes to band processes when its bands' estimated GIL-bound work
+# (all bands, one worker, ms) reaches this: the transfer then costs far less
+# than the GIL waits it saves.  Measured here with two workers, processes
+# against threads: the 1024x1024 fill 47% slower and at 4096x4096 the same
+# (its big unmasked stores release the GIL), the texture scene 26% slower;
+# blend 12% faster, medium 13%, the 40-instruction shader 24%.
 MIN_WORK_MS = 40.0
 
 
 def estimated_work_ms(scene: Any) -> float:
-    """A scene's band work in ms, roughly, from its draws: ~5 ns a pixel of the
-    triangles' bounding boxes (pass-through and one-TEX shaders), 2 ns more
-    per TGSI instruction of any other shader, twice that with blending, and
-    ~1.5 us a triangle (the fitted costs of the bench scenes on one worker)."""
+    """A scene's band work that holds or contends for the GIL, in ms, roughly
+    (fitted to the bench scenes on one worker): ~5 ns a pixel of the bounding
+    boxes of small triangles (the sparse path: scatters, repeats and many
+    calls) and ~1.5 us a triangle; over big triangles 2 ns a pixel per TGSI
+    instruction of a shader that runs its kernel, and 5 ns a pixel for
+    blending.  Big unblended triangles through a pass-through or one-TEX
+    shader count nothing: a few long numpy calls per band."""
+    from .raster import DENSE_MIN_PIXELS
+
     ns = 0.0
     for cmd in scene.commands:
         ts = getattr(cmd, "tris", None)
@@ -77,13 +85,16 @@ def estimated_work_ms(scene: Any) -> float:
             continue
         state = cmd.state
         b = ts.bbox.astype(np.int64)
-        area = float(((b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)).sum())
-        per_pixel = 5.0
+        area = (b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)
+        small = area < DENSE_MIN_PIXELS
+        small_px = float(area[small].sum())
+        big_px = float(area.sum()) - small_px
+        per_pixel = 0.0
         if state.passthrough is None and state.texpass is None:
             per_pixel += 2.0 * len(state.kernel.shader.instructions)
         if state.blend_enabled:
-            per_pixel *= 2.0
-        ns += area * per_pixel + 1500.0 * ts.count
+            per_pixel += 5.0
+        ns += 5.0 * small_px + per_pixel * (small_px + big_px) + 1500.0 * ts.count
     return ns / 1e6
 
 
@@ -231,6 +242,7 @@ class BandProcess:
         self.scene_key: int | None = None
         self.pending_drops: list[int] = []
         self.bands = 0
+        self.idle_rss_kib = 0  # the child's resident set once started (imports done)
         with _handles_lock:
             _handles.add(self)
 
@@ -262,9 +274,10 @@ class BandProcess:
         except (EOFError, OSError) as exc:
             self.close()
             raise Unavailable("the band process exited while starting") from exc
-        if hello != ("ready",):
+        if not (isinstance(hello, tuple) and hello[:1] == ("ready",)):
             self.close()
             raise Unavailable(f"the band process could not start: {hello!r}")
+        self.idle_rss_kib = hello[1]
 
     def run(self, scene: Any, band: int) -> None:
         """Rasterize ``band`` of ``scene`` in the child; merge what it produced."""
@@ -365,6 +378,17 @@ def _load(attached: shared.Attached, arena_ref, parts) -> tuple:
     return scene, counters, markers
 
 
+def _rss_kib() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def child_main(fd: int, parent_pid: int) -> None:
     sock = socket.socket(fileno=fd)
     from workers.memory import tune_allocator
@@ -378,7 +402,7 @@ def child_main(fd: int, parent_pid: int) -> None:
         pass
     from workers.raster import execute_band
 
-    _send(sock, ("ready",))
+    _send(sock, ("ready", _rss_kib()))
     attached = shared.Attached(parent_pid)
     scene = counters = markers = None
     while True:

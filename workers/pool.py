@@ -190,7 +190,15 @@ class WorkerPool:
 
     def process_pids(self) -> list[int]:
         """Process ids of the band processes running now."""
-        return [p.pid for p in list(self._procs) if p is not None and p.pid is not None]
+        return [pid for pid, _ in self.band_processes()]
+
+    def band_processes(self) -> list[tuple[int, int]]:
+        """(process id, resident KiB once started) of the band processes running now."""
+        return [
+            (p.pid, p.idle_rss_kib)
+            for p in list(self._procs)
+            if p is not None and p.pid is not None and p.proc.poll() is None
+        ]
 
     # -- lifetime --------------------------------------------------------------------
 

@@ -370,8 +370,9 @@ def _draw(count, box, per_triangle_px=None, *, passthrough=True, instructions=0,
 @pytest.mark.parametrize(
     "draws, heavy",
     [
-        # the fill: two triangles over 1024x1024 with a pass-through shader
+        # the fill: two triangles over 1024x1024 with a pass-through shader, and at 4096x4096
         ([_draw(2, (0, 0, 1023, 1023))], False),
+        ([_draw(2, (0, 0, 4095, 4095))], False),
         # 16 blended full-screen quads
         ([_draw(32, (0, 0, 1023, 1023), blend=True)], True),
         # one full-screen triangle pair through a 40-instruction shader
@@ -382,7 +383,7 @@ def _draw(count, box, per_triangle_px=None, *, passthrough=True, instructions=0,
         # 2,600 small triangles (the tests' scene here)
         ([_draw(2600, (0, 0, 9, 9))], False),
     ],
-    ids=["fill", "blend", "alu40", "medium", "small", "small-test-scene"],
+    ids=["fill", "fill-4096", "blend", "alu40", "medium", "small", "small-test-scene"],
 )
 def test_the_work_estimate_sends_heavy_scenes_only(monkeypatch, draws, heavy):
     monkeypatch.undo()  # the real threshold

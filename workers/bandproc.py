@@ -390,6 +390,11 @@ def _rss_kib() -> int:
 
 
 def child_main(fd: int, parent_pid: int) -> None:
+    import signal
+
+    # Ctrl-C reaches the whole process group: the parent handles it, and the
+    # child ends when the parent closes its socket (or exits)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
     from workers.memory import tune_allocator
 

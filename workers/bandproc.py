@@ -100,6 +100,9 @@ def estimated_work_ms(scene: Any) -> float:
 
 _HEADER = struct.Struct("<Q")
 
+# How long a new band process may take to import numpy and the rasterizer.
+START_TIMEOUT_S = 60.0
+
 
 class Unavailable(Exception):
     """A band process could not take the band; nothing was drawn."""
@@ -270,10 +273,12 @@ class BandProcess:
         self.scene_key = None
         self.pending_drops = []
         try:
+            parent.settimeout(START_TIMEOUT_S)  # (imports only; a band may take any time)
             hello = _recv(parent)
-        except (EOFError, OSError) as exc:
-            self.close()
-            raise Unavailable("the band process exited while starting") from exc
+            parent.settimeout(None)
+        except (EOFError, OSError) as exc:  # (socket.timeout is an OSError)
+            self.close(kill=True)
+            raise Unavailable(f"the band process did not start: {exc!r}") from exc
         if not (isinstance(hello, tuple) and hello[:1] == ("ready",)):
             self.close()
             raise Unavailable(f"the band process could not start: {hello!r}")
@@ -316,7 +321,9 @@ class BandProcess:
         for i, ns in marks:
             scene.commands[i].band_ns[band] = ns
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
+        if kill and self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
         if self.sock is not None:
             try:
                 self.sock.close()

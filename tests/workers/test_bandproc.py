@@ -390,3 +390,20 @@ def test_the_work_estimate_sends_heavy_scenes_only(monkeypatch, draws, heavy):
     scene = scene_mod.Scene(1024, 1024, [], None)
     scene.commands.extend(draws)
     assert (bandproc.estimated_work_ms(scene) >= bandproc.MIN_WORK_MS) == heavy
+
+
+def test_a_band_process_that_does_not_start_in_time_leaves_the_pool_to_threads(monkeypatch):
+    monkeypatch.setattr(bandproc, "START_TIMEOUT_S", 1e-4)  # (no interpreter starts that fast)
+    screen = gallium.create_screen(num_threads=2, processes=True)
+    try:
+        got = render(screen)
+        pool = screen.pool
+        assert not pool.processes and "did not start" in pool.process_failure
+        assert sum(pool.process_units) == 0 and pool.process_pids() == []
+        reference = gallium.create_screen(num_threads=0)
+        try:
+            assert got[:3] == render(reference)[:3]
+        finally:
+            reference.destroy()
+    finally:
+        screen.destroy()

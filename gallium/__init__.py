@@ -21,9 +21,11 @@ def create_screen(num_threads: int | None = None, processes: bool | None = None)
     ``num_threads`` is the size of the rasterizer worker pool (default:
     ``os.cpu_count()``; 0 rasterizes on the flushing thread).  ``processes``:
     with two or more workers, let each worker hand the bands of heavy scenes
-    (thousands of triangles) to a band process of its own, outside the GIL
-    (default: on, unless the environment sets ``NUMPIPE_PROCESSES=0``; see
-    workers/bandproc.py).  The output is the same either way.
+    (an estimated 40 ms or more of band work that contends for the GIL: many
+    small triangles, TGSI kernels or blending over large areas) to a band
+    process of its own (default: on, unless the environment sets
+    ``NUMPIPE_PROCESSES=0``; see workers/bandproc.py).  The output is the
+    same either way.
     """
     from .numpipe.screen import NumpipeScreen
 

@@ -874,7 +874,9 @@ class ThreadedContext:
 
     def _invalidate_locked(self, res: Resource) -> np.ndarray:
         """Give a busy buffer fresh storage; queued work keeps the old one."""
-        new = np.zeros_like(res.storage if res.tc_latest_storage is None else res.tc_latest_storage)
+        size = res.storage.size
+        allocate = getattr(res.screen, "allocate_storage", None)  # (shared for band processes)
+        new = np.zeros(size, np.uint8) if allocate is None else allocate(size)
         res.tc_latest_storage = new
         with res.lock:
             res.tc_valid_range = [0, 0]

@@ -36,8 +36,8 @@ not all in shared blocks, or whose estimated band work is under
 more than the GIL waits it saves (measured: the one-triangle fill 47% slower,
 medium 13%, blend 12% and the 40-instruction shader 24% faster), and work
 whose numpy calls are few and long (big pass-through triangles) gains
-nothing.  Results are bit-identical
-either way: the child runs the same code on the same memory.
+nothing.  Results are bit-identical either way: the child runs the same
+code on the same memory.
 """
 
 from __future__ import annotations
@@ -201,7 +201,6 @@ class SceneBlob:
         self.parts = list(zip(offsets, sizes))
         with SceneBlob._key_lock:
             self.key = next(SceneBlob._keys)
-        self.markers = [i for i, c in enumerate(scene.commands) if type(c).__name__ == "MarkerCmd"]
 
 
 def scene_blob(scene: Any) -> SceneBlob:
@@ -271,7 +270,8 @@ class BandProcess:
             child.close()
         self.sock = parent
         self.scene_key = None
-        self.pending_drops = []
+        with _handles_lock:
+            self.pending_drops = []  # (a new child has mapped nothing)
         try:
             parent.settimeout(START_TIMEOUT_S)  # (imports only; a band may take any time)
             hello = _recv(parent)
@@ -291,7 +291,8 @@ class BandProcess:
             self.close()
             self._start()
         _note_dropped()
-        drops, self.pending_drops = self.pending_drops, []
+        with _handles_lock:
+            drops, self.pending_drops = self.pending_drops, []
         load = None if self.scene_key == blob.key else (blob.arena_ref, blob.parts)
         try:
             _send(self.sock, ("band", blob.key, band, load, drops))

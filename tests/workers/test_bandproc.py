@@ -158,6 +158,15 @@ def render(screen, threaded: bool = False):
         ctx.destroy()
 
 
+def render_direct():
+    """render() on a fresh screen that rasterizes on the submitting thread."""
+    reference = gallium.create_screen(num_threads=0)
+    try:
+        return render(reference)
+    finally:
+        reference.destroy()
+
+
 @pytest.mark.parametrize("threaded", [False, True], ids=["direct-ctx", "threaded-ctx"])
 def test_processes_draw_the_same_bytes_and_queries(screens, threaded):
     pool = screens["processes"].pool
@@ -244,11 +253,7 @@ def test_a_scene_the_child_cannot_load_runs_on_the_threads(monkeypatch):
         assert "ValueError" in pool.process_failure
         assert sum(pool.process_units) == 0
         monkeypatch.setattr(scene_mod.Scene, "finish_recording", _FINISH)
-        reference = gallium.create_screen(num_threads=0)
-        try:
-            assert got[:3] == render(reference)[:3]
-        finally:
-            reference.destroy()
+        assert got[:3] == render_direct()[:3]
     finally:
         screen.destroy()
 
@@ -400,10 +405,6 @@ def test_a_band_process_that_does_not_start_in_time_leaves_the_pool_to_threads(m
         pool = screen.pool
         assert not pool.processes and "did not start" in pool.process_failure
         assert sum(pool.process_units) == 0 and pool.process_pids() == []
-        reference = gallium.create_screen(num_threads=0)
-        try:
-            assert got[:3] == render(reference)[:3]
-        finally:
-            reference.destroy()
+        assert got[:3] == render_direct()[:3]
     finally:
         screen.destroy()

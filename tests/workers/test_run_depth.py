@@ -158,9 +158,10 @@ def test_orders_running_out_reload_the_keys(monkeypatch, spy, limit):
     assert (counts["alone"] > 0) == (limit == 300)
 
 
-def test_a_batch_resolved_alone_makes_the_run_reload(monkeypatch):
-    """Batch A by the run, batch B (longer than the order limit) alone
-    against the buffer, batch C by the run again: C must see B's depths."""
+def one_band_run(monkeypatch, word=None):
+    """A _RunDepth over a 4x8 Z16 band holding 100 everywhere (LESS, order
+    limit 4; ``word``: the band's known word) and a function resolving one
+    batch of fragments on row 1 (columns, depths in 16-bit units) -> winners."""
     monkeypatch.setattr(raster, "RUN_ORDER_LIMIT", 4)
     layout = depth_layout(pipe.Format.Z16_UNORM)
     zs = SimpleNamespace(layout=layout, words=np.full((4, 8), 100, np.uint16))
@@ -169,12 +170,20 @@ def test_a_batch_resolved_alone_makes_the_run_reload(monkeypatch):
         dsa=SimpleNamespace(depth=SimpleNamespace(func=pipe.CompareFunc.LESS)),
         depth_clamp=(0.0, 1.0),
     )
-    run = raster._RunDepth(scene, state, 0, 0, 4)
+    run = raster._RunDepth(scene, state, 0, 0, 4, word=word)
 
     def batch(cols, depths):
         px = np.array(cols, np.int64)
         z = np.array(depths, np.float32) / np.float32(65535)
         return raster._depth_winners(scene, state, px, np.ones_like(px), z, run).tolist()
+
+    return zs, batch
+
+
+def test_a_batch_resolved_alone_makes_the_run_reload(monkeypatch):
+    """Batch A by the run, batch B (longer than the order limit) alone
+    against the buffer, batch C by the run again: C must see B's depths."""
+    zs, batch = one_band_run(monkeypatch)
 
     assert batch([0, 1], [50, 60]) == [0, 1]
     assert batch([0, 2, 3, 4, 5], [40, 99, 100, 101, 30]) == [0, 1, 4]
@@ -317,20 +326,7 @@ def test_a_batch_alone_first_makes_a_cleared_run_read_the_buffer(monkeypatch):
     """A run that knows its band's one word, whose first batch is longer
     than the order limit and resolves alone: the next batch's keys come
     from the words that batch wrote, not from the cleared word."""
-    monkeypatch.setattr(raster, "RUN_ORDER_LIMIT", 4)
-    layout = depth_layout(pipe.Format.Z16_UNORM)
-    zs = SimpleNamespace(layout=layout, words=np.full((4, 8), 100, np.uint16))
-    scene = SimpleNamespace(zsbuf=zs, band_rows=4)
-    state = SimpleNamespace(
-        dsa=SimpleNamespace(depth=SimpleNamespace(func=pipe.CompareFunc.LESS)),
-        depth_clamp=(0.0, 1.0),
-    )
-    run = raster._RunDepth(scene, state, 0, 0, 4, word=100)
-
-    def batch(cols, depths):
-        px = np.array(cols, np.int64)
-        z = np.array(depths, np.float32) / np.float32(65535)
-        return raster._depth_winners(scene, state, px, np.ones_like(px), z, run).tolist()
+    zs, batch = one_band_run(monkeypatch, word=100)
 
     assert batch([0, 2, 3, 4, 5], [40, 99, 100, 101, 30]) == [0, 1, 4]  # alone
     assert batch([0, 1], [45, 55]) == [1]  # 45 is behind the 40 written alone

@@ -43,7 +43,8 @@ class _Map(mmap.mmap):
 _lock = threading.Lock()
 _serials = itertools.count(1)
 _starts: list[int] = []  # sorted start addresses of live blocks
-_blocks: dict[int, tuple[int, int, int, int]] = {}  # start -> (end, serial, fd, nbytes)
+# start -> (end, serial, fd, nbytes, weak reference to the mapping)
+_blocks: dict[int, tuple[int, int, int, int, weakref.ref]] = {}
 _dropped: list[int] = []  # serials whose blocks died since take_dropped
 
 
@@ -76,7 +77,7 @@ def allocate(nbytes: int) -> np.ndarray:
         while i < len(_starts) and _starts[i] < end:
             _blocks.pop(_starts.pop(i))
         _starts.insert(i, start)
-        _blocks[start] = (end, serial, fd, nbytes)
+        _blocks[start] = (end, serial, fd, nbytes, weakref.ref(mm))
     weakref.finalize(mm, _release, start, serial, fd)
     return arr
 
@@ -100,8 +101,10 @@ def locate(arr: np.ndarray) -> tuple[int, int, int, int] | None:
         if i < 0:
             return None
         start = _starts[i]
-        end, serial, fd, nbytes = _blocks[start]
-    if addr >= end:
+        end, serial, fd, nbytes, alive = _blocks[start]
+    if addr >= end or alive() is None:
+        # (a block being deallocated: its pages are unmapped already, and the
+        # address may belong to private memory now)
         return None
     # the whole extent of the view must lie in the block too
     lo, hi = _byte_bounds(arr)

@@ -84,6 +84,32 @@ def test_depth_writemask_off_tests_but_keeps_the_buffer(screen, ctx):
     assert (read_depth32(ctx, zs) == np.float32(0.5)).all()
 
 
+def test_clears_store_each_depth_exactly(screen, ctx):
+    """Every clear's depth reaches the buffer bit for bit, whatever the clears
+    before it (the driver keeps the last words it computed): -0.0 and 0.0 are
+    different words in a float buffer, and a UNORM24 buffer gets rint(z * (2**24 - 1))."""
+    for fmt, depths, words in (
+        (
+            pipe.Format.Z32_FLOAT,
+            (-0.0, 0.0, -0.0, 0.5, 1, 0.5),
+            (0x80000000, 0, 0x80000000, 0x3F000000, 0x3F800000, 0x3F000000),
+        ),
+        (
+            pipe.Format.Z24X8_UNORM,
+            (0.5, 0.25, 1.0, 0.5, 0.0),
+            (0x800000, 0x400000, 0xFFFFFF, 0x800000, 0),
+        ),
+    ):
+        _, zs = make_target(screen, ctx, W, H, zs_format=fmt)
+        for depth, word in zip(depths, words, strict=True):
+            ctx.clear(pipe.Clear.DEPTH, depth=depth)
+            ctx.flush()
+            got = read_depth32(ctx, zs).view(np.uint32)
+            if fmt == pipe.Format.Z24X8_UNORM:
+                got = got & 0xFFFFFF
+            assert (got == word).all(), (fmt.name, depth, hex(int(got[0, 0])))
+
+
 # -- transfers -------------------------------------------------------------------------
 
 

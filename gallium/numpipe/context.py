@@ -223,6 +223,27 @@ def check_clear(buffers: Any, color: Any, depth: Any, stencil: Any) -> tuple:
     return bits, col, d, st
 
 
+_DEPTH_WORDS: dict[tuple, float | int] = {}
+
+
+def _clear_depth_word(layout: Any, depth: float) -> float | int:
+    """The stored depth value a clear to ``depth`` writes.  Frames clear to
+    one depth, so it is cached per layout and float32 bit pattern (-0.0 and
+    0.0 differ in a float depth buffer)."""
+    z = np.float32(depth)
+    key = (layout, z.tobytes())
+    word = _DEPTH_WORDS.get(key)
+    if word is None:
+        from ..util.format import depth_to_word
+
+        w = depth_to_word(layout, z)
+        word = float(w) if layout.z_float else int(w)
+        if len(_DEPTH_WORDS) >= 256:
+            _DEPTH_WORDS.clear()
+        _DEPTH_WORDS[key] = word
+    return word
+
+
 def check_numbers(arg: str, values: Any, n: int) -> tuple:
     """``n`` real numbers (a pipe_color_union's floats or integers), as a tuple."""
     if not isinstance(values, list | tuple | np.ndarray):
@@ -230,6 +251,8 @@ def check_numbers(arg: str, values: Any, n: int) -> tuple:
     vals = tuple(values.tolist() if isinstance(values, np.ndarray) else values)
     if len(vals) != n:
         raise bad_value(arg, f"must have {n} components", values)
+    if all(type(v) is float for v in vals):  # the common case, without the ABC checks
+        return vals
     for i, v in enumerate(vals):
         if not isinstance(v, numbers.Real):
             raise bad_type(f"{arg}[{i}]", "a number", v)
@@ -1106,10 +1129,7 @@ class NumpipeContext:
         if zs is not None and bits & int(Clear.DEPTHSTENCIL):
             layout = zs.layout
             if bits & Clear.DEPTH and layout.z_bits:
-                from ..util.format import depth_to_word
-
-                w = depth_to_word(layout, np.float32(depth))
-                depth_word = float(w) if layout.z_float else int(w)
+                depth_word = _clear_depth_word(layout, depth)
             if bits & Clear.STENCIL and layout.s_bits:
                 sval = int(stencil) & 0xFF
             if not layout.z_float and not layout.split:

@@ -85,9 +85,12 @@ def check_int(arg: str, value: object, lo: int | None = None, hi: int | None = N
     Accepts Python and numpy integers (and bools, which are integers); a
     float, a string or None is a PipeTypeError even when it would convert.
     """
-    if not isinstance(value, numbers.Integral):
+    if type(value) is int:  # the common case, without the ABC check
+        v = value
+    elif isinstance(value, numbers.Integral):
+        v = int(value)
+    else:
         raise bad_type(arg, "an integer", value)
-    v = int(value)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         if hi is None:
             raise bad_value(arg, f"must be >= {lo}", v)

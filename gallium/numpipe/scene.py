@@ -261,14 +261,17 @@ class Scene:
         if ok is None:
             from workers import bandproc, shared
 
-            arrays = [t.raw for t in self.cbufs if t is not None]
-            if self.zsbuf is not None:
-                arrays.append(self.zsbuf.words)
-                if self.zsbuf.stencil is not None:
-                    arrays.append(self.zsbuf.stencil)
-            ok = self._proc_ok = all(shared.locate(a) is not None for a in arrays) and (
-                bandproc.estimated_work_ms(self) >= bandproc.MIN_WORK_MS
-            )
+            # the estimate first: it settles light scenes in a few microseconds
+            # (this runs before a scene's first band starts)
+            ok = bandproc.estimated_work_ms(self) >= bandproc.MIN_WORK_MS
+            if ok:
+                arrays = [t.raw for t in self.cbufs if t is not None]
+                if self.zsbuf is not None:
+                    arrays.append(self.zsbuf.words)
+                    if self.zsbuf.stencil is not None:
+                        arrays.append(self.zsbuf.stencil)
+                ok = all(shared.locate(a) is not None for a in arrays)
+            self._proc_ok = ok
         return ok
 
     def unit_failed(self, unit: int, exc: BaseException) -> None:

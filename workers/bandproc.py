@@ -76,19 +76,13 @@ def estimated_work_ms(scene: Any) -> float:
     instruction of a shader that runs its kernel, and 5 ns a pixel for
     blending.  Big unblended triangles through a pass-through or one-TEX
     shader count nothing: a few long numpy calls per band."""
-    from .raster import DENSE_MIN_PIXELS
-
     ns = 0.0
     for cmd in scene.commands:
         ts = getattr(cmd, "tris", None)
         if ts is None or ts.count == 0:
             continue
         state = cmd.state
-        b = ts.bbox.astype(np.int64)
-        area = (b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)
-        small = area < DENSE_MIN_PIXELS
-        small_px = float(area[small].sum())
-        big_px = float(area.sum()) - small_px
+        small_px, _, big_px = cmd.box_pixels()
         per_pixel = 0.0
         if state.passthrough is None and state.texpass is None:
             per_pixel += 2.0 * len(state.kernel.shader.instructions)

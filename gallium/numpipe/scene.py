@@ -6,7 +6,8 @@ A context records clears and set-up triangles into its current
 :class:`Scene` on the driver thread; ``flush`` hands the scene to the screen's
 worker pool and starts a new one.  A scene is fixed to one framebuffer.  The
 framebuffer is cut into tiles of 64x64 pixels; the unit of work is a *band*,
-one to eight rows of tiles across the whole width (``band_height``), because a
+one to eight rows of tiles across the whole width (``band_height``; narrower
+for scenes of many medium-sized triangles, chosen at flush), because a
 kernel call over a band (64-512 rows x width pixels) is big enough to amortise
 numpy's per-call overhead while bands still balance well across workers.
 
@@ -47,7 +48,9 @@ def band_height(width: int, height: int) -> int:
     """Rows per band: whole tiles, as many as fit in ``BAND_PIXELS`` pixels
     across the width, at most 8 and at most a half of the height (so two
     workers have a band each).  Depends on the framebuffer only, never on
-    the number of workers (results do not depend on it either).
+    the number of workers (results do not depend on it either); a scene of
+    many medium-sized triangles re-cuts its bands narrower when it is
+    flushed (:func:`narrow_band_height`, Scene.wants_narrow_bands).
 
     Bigger calls mean fewer GIL hand-offs between workers (they ping-pong the
     GIL at every numpy call boundary): on 1024x1024, 256-row bands made two

@@ -404,6 +404,30 @@ def test_indirect_grid_and_empty_grid(cctx):
     assert read_buffer(ctx, counter).tolist() == [n]
 
 
+def test_pipeline_statistics_count_compute_invocations(cctx):
+    """cs_invocations counts every invocation of every block launched while the
+    query is active (direct and indirect grids; an empty grid adds none)."""
+    screen, ctx = cctx
+    block, grid = (4, 2, 3), (3, 2, 5)
+    out = make_buffer(screen, ctx, np.zeros(16 * 24 * 30, U32))
+    args = make_buffer(screen, ctx, np.array([2, 1, 3], U32), bind=pipe.Bind.COMMAND_ARGS_BUFFER)
+    bind_program(ctx, SYSVALS)
+    bind_buffers(ctx, out)
+    ctx.launch_grid(pipe.GridInfo(block=block, grid=grid))  # before the query: not counted
+    q = ctx.create_query(pipe.QueryType.PIPELINE_STATISTICS)
+    ctx.begin_query(q)
+    ctx.launch_grid(pipe.GridInfo(block=block, grid=grid))
+    ctx.launch_grid(pipe.GridInfo(block=block, indirect=args))
+    ctx.launch_grid(pipe.GridInfo(block=block, grid=(0, 2, 5)))
+    ctx.end_query(q)
+    ctx.launch_grid(pipe.GridInfo(block=block, grid=grid))  # after it: not counted
+    ctx.flush()
+    ok, st = ctx.get_query_result(q, True)
+    assert ok
+    assert st.cs_invocations == 24 * 30 + 24 * 6
+    assert (st.vs_invocations, st.ps_invocations, st.c_invocations) == (0, 0, 0)
+
+
 def test_results_reach_later_draws_and_maps(cctx):
     """A grid writes a vertex buffer; the draw recorded after it reads the
     written vertices; a buffer_subdata after the grid lands after it too."""

@@ -830,6 +830,10 @@ class NumpipeContext:
         self.stats["launches"] = self.stats.get("launches", 0) + 1
         if 0 in dims:
             return
+        for q in self._active_queries:
+            if q.type == QueryType.PIPELINE_STATISTICS:  # every invocation of every block
+                bx, by, bz = grid.block
+                q.stats.cs_invocations += dims[0] * dims[1] * dims[2] * bx * by * bz
         consts = []
         for idx, arr in enumerate(self._const_arrays(ShaderType.COMPUTE)):
             res = self._constbufs[ShaderType.COMPUTE][idx][0] if arr is not None else None

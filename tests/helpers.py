@@ -119,6 +119,32 @@ def tied_triangles(seed: int, n: int, size: float, tie_levels: int) -> np.ndarra
     return np.concatenate([xy, z[:, None], np.ones((3 * n, 1)), col], 1).astype(np.float32)
 
 
+def record_tied_layers(ctx, first, second, tie_levels, clear_color=(0.1, 0.2, 0.3, 1.0)):
+    """Record a scene of two layers of :func:`tied_triangles`: clear colour and
+    depth (0.7); under an occlusion query the ``first`` (seed, count, size)
+    triangles with depth test LESS; a timestamp; the ``second`` ones blended
+    OVER, tested LEQUAL without depth writes.  Binds the pass-through shaders
+    and leaves that blend and depth state bound.  Returns (occlusion query,
+    timestamp query)."""
+    bind_passthrough(ctx)
+    bind_depth_test(ctx, pipe.CompareFunc.LESS)
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=clear_color, depth=0.7)
+    occ = ctx.create_query(pipe.QueryType.OCCLUSION_COUNTER)
+    ctx.begin_query(occ)
+    seed, n, size = first
+    set_vertices(ctx, tied_triangles(seed, n, size, tie_levels=tie_levels))
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3 * n))
+    ctx.end_query(occ)
+    stamp = ctx.create_query(pipe.QueryType.TIMESTAMP)
+    ctx.end_query(stamp)
+    ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[OVER])))
+    bind_depth_test(ctx, pipe.CompareFunc.LEQUAL, writemask=False)
+    seed, n, size = second
+    set_vertices(ctx, tied_triangles(seed, n, size, tie_levels=tie_levels))
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3 * n))
+    return occ, stamp
+
+
 def set_vertices(ctx, verts):
     verts = np.asarray(verts, np.float32)
     ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=verts)])

@@ -19,14 +19,13 @@ import numpy as np
 import pytest
 from helpers import (
     FS_TEX,
-    PASS_FS,
     PASS_VS,
     bind_depth_test,
     bind_passthrough,
     make_target,
     read_rgba8,
+    record_tied_layers,
     set_vertices,
-    tied_triangles,
 )
 
 import gallium
@@ -114,29 +113,7 @@ def render(screen, threaded: bool = False):
         )
         ctx.flush().wait(None)
         before = screen.get_timestamp()
-        bind_passthrough(ctx, vs=PASS_VS, fs=PASS_FS)
-        bind_depth_test(ctx, pipe.CompareFunc.LESS)
-        ctx.clear(
-            pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(0.1, 0.2, 0.3, 1.0), depth=0.7
-        )
-        occ = ctx.create_query(pipe.QueryType.OCCLUSION_COUNTER)
-        ctx.begin_query(occ)
-        set_vertices(ctx, tied_triangles(3, 2600, 0.05, tie_levels=7))
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3 * 2600))
-        ctx.end_query(occ)
-        stamp = ctx.create_query(pipe.QueryType.TIMESTAMP)
-        ctx.end_query(stamp)
-        blend = pipe.RtBlendState(
-            blend_enable=True,
-            rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-            rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-            alpha_src_factor=pipe.BlendFactor.ONE,
-            alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-        )
-        ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[blend])))
-        bind_depth_test(ctx, pipe.CompareFunc.LEQUAL, writemask=False)
-        set_vertices(ctx, tied_triangles(4, 300, 0.1, tie_levels=7))
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=900))
+        occ, stamp = record_tied_layers(ctx, (3, 2600, 0.05), (4, 300, 0.1), tie_levels=7)
         ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState()))
         bind_depth_test(ctx, pipe.CompareFunc.ALWAYS)
         bind_passthrough(ctx, vs=PASS_VS, fs=FS_TEX)

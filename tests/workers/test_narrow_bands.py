@@ -9,14 +9,7 @@ from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
-from helpers import (
-    bind_depth_test,
-    bind_passthrough,
-    make_target,
-    read_rgba8,
-    set_vertices,
-    tied_triangles,
-)
+from helpers import make_target, read_rgba8, record_tied_layers
 
 import gallium.numpipe.scene as scene_mod
 import workers.raster as raster
@@ -87,27 +80,7 @@ def render(screen, monkeypatch, narrow: bool, threaded: bool):
         rt, zs = make_target(screen, ctx, W, H, zs_format=pipe.Format.Z24_UNORM_S8_UINT)
         ctx.flush().wait(None)
         before = screen.get_timestamp()
-        bind_passthrough(ctx)
-        bind_depth_test(ctx, pipe.CompareFunc.LESS)
-        ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(0.1, 0.2, 0.3, 1), depth=0.7)
-        occ = ctx.create_query(pipe.QueryType.OCCLUSION_COUNTER)
-        ctx.begin_query(occ)
-        set_vertices(ctx, tied_triangles(5, 2000, 0.06, tie_levels=9))
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3 * 2000))
-        ctx.end_query(occ)
-        stamp = ctx.create_query(pipe.QueryType.TIMESTAMP)
-        ctx.end_query(stamp)
-        over = pipe.RtBlendState(
-            blend_enable=True,
-            rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-            rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-            alpha_src_factor=pipe.BlendFactor.ONE,
-            alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-        )
-        ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[over])))
-        bind_depth_test(ctx, pipe.CompareFunc.LEQUAL, writemask=False)
-        set_vertices(ctx, tied_triangles(6, 300, 0.08, tie_levels=9))
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=900))
+        occ, stamp = record_tied_layers(ctx, (5, 2000, 0.06), (6, 300, 0.08), tie_levels=9)
         ctx.flush().wait(None)
         after = screen.get_timestamp()
         colour, depth = read_rgba8(ctx, rt), read_rgba8(ctx, zs)

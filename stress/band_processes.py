@@ -4,7 +4,8 @@ K threads, each with its own threaded context on one screen whose workers
 hand their scenes (thousands of triangles; every scene counts as heavy
 here) to their band processes (workers/bandproc.py), render seeded scenes over and over, every frame
 compared bit for bit with the same scene on a direct context of a separate
-one-worker screen (no processes).  Meanwhile a churn thread creates large
+one-worker screen (no processes); the scenes on the tallest targets take
+narrow bands.  Meanwhile a churn thread creates large
 textures (shared blocks), writes them and drops them, so the children are
 told about freed blocks while they rasterize.  The suite fails if any frame
 differs, if the pool gave up its processes, or if no band ran in a process.
@@ -18,6 +19,7 @@ import random
 import numpy as np
 
 import gallium
+import gallium.numpipe.scene as scene_mod
 from gallium import pipe
 from workers import bandproc
 
@@ -27,7 +29,9 @@ from ._scene import ReferenceRenderer
 
 NAME = "band_processes"
 THREADS = 4
-SIZES = ((160, 128), (200, 100), (128, 160), (180, 120))  # targets of 64 KiB or more
+# targets of 64 KiB or more; at 128x256 a scene of many triangles re-cuts its
+# two 128-row bands into four of 64 (narrow bands, see run)
+SIZES = ((160, 128), (200, 100), (128, 256), (180, 120))
 
 
 def _churn(screen, deadline: Deadline, rng: random.Random, report: Report) -> None:
@@ -68,10 +72,23 @@ def run(seconds: float, seed: int, threads: int = THREADS) -> Report:
     reference = ReferenceRenderer()
     # these scenes are small enough to render many a second: count every one as heavy
     min_work, bandproc.MIN_WORK_MS = bandproc.MIN_WORK_MS, 0.0
+    narrow = (scene_mod.NARROW_BAND_PIXELS, scene_mod.NARROW_MIN_BOX_PIXELS)
+    recut = scene_mod.Scene._set_band_rows
+    narrowed = [0]
+
+    def counted(scene, rows):
+        narrowed[0] += rows != scene.band_rows
+        recut(scene, rows)
+
     try:
         deadline, renderers = plan_renderers(
             report, screen, reference, rng, SIZES, threads, (2100, 3000), (1, 2), seconds
         )
+        # the reference images are made (with the usual bands): now let the
+        # scenes whose triangles cover the target once take narrow bands
+        # (Scene.wants_narrow_bands) of at most 8,192 pixels
+        scene_mod.NARROW_BAND_PIXELS, scene_mod.NARROW_MIN_BOX_PIXELS = 1 << 13, 0
+        scene_mod.Scene._set_band_rows = counted
         churn_rng = random.Random(rng.getrandbits(32))
         jobs = [(r.name, r.run) for r in renderers]
         jobs.append(("churn", lambda: _churn(screen, deadline, churn_rng, report)))
@@ -82,9 +99,14 @@ def run(seconds: float, seed: int, threads: int = THREADS) -> Report:
             report.fail(f"the pool gave up its band processes: {pool.process_failure}")
         elif not sum(pool.process_units) and report.ok:
             report.fail("no band ran in a band process")
+        report.counters["narrow_scenes"] = narrowed[0]
+        if not narrowed[0] and report.ok:
+            report.fail("no scene took narrow bands")
         count_frames(report, renderers, seconds)
     finally:
         bandproc.MIN_WORK_MS = min_work
+        scene_mod.NARROW_BAND_PIXELS, scene_mod.NARROW_MIN_BOX_PIXELS = narrow
+        scene_mod.Scene._set_band_rows = recut
         reference.close()
         screen.destroy()
     return report

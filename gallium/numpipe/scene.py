@@ -297,17 +297,21 @@ class Scene:
         colour stores scatter and gather all over a band's rows, which then
         stay in the L2 when a band is NARROW_BAND_PIXELS pixels: measured on
         the bench's medium scene (10,000 triangles of ~900 box pixels),
-        ~6-7% faster frames on one and on two workers (their band processes)
-        than 512-row bands, and the same bytes.  Not for big triangles (the
+        frames alternating with 512-row bands: 2-8% faster on two workers
+        (their band processes), 6-17% on one, and the same bytes.  Not for big triangles (the
         fill: each band's fixed costs and GIL hand-offs, 50% slower in
         8 bands; 16 blended layers 6-13%) nor tiny ones (100,000 triangles
         of ~20 box pixels: no faster, their cost is per triangle)."""
+        from workers.raster import DENSE_MIN_PIXELS
+
+        draws = [cmd for cmd in self.commands if isinstance(cmd, DrawCmd) and cmd.tris is not None]
+        if sum(cmd.tris.count for cmd in draws) * DENSE_MIN_PIXELS < self.width * self.height:
+            return False  # too few triangles to cover it once (no numpy calls)
         small_px, small_n = 0.0, 0
-        for cmd in self.commands:
-            if isinstance(cmd, DrawCmd) and cmd.tris is not None:
-                px, n, _ = cmd.box_pixels()
-                small_px += px
-                small_n += n
+        for cmd in draws:
+            px, n, _ = cmd.box_pixels()
+            small_px += px
+            small_n += n
         return small_px >= self.width * self.height and small_px >= NARROW_MIN_BOX_PIXELS * small_n
 
     def _set_band_rows(self, rows: int) -> None:

@@ -1088,6 +1088,32 @@ def _row_spans(ts, ids: np.ndarray, ya: np.ndarray, yb: np.ndarray, x0: np.ndarr
 # A column bound no span reaches (2**61: quotients stay far below it).
 _NO_BOUND = 1 << 61
 
+# covered_pixels takes the triangles in groups of at most this many rows.
+_COUNT_ROWS = 1 << 20
+
+
+def covered_pixels(ts) -> int:
+    """How many pixels the triangles of ``ts`` cover, each pixel once per
+    triangle: the fragments the rasterizer makes of them before any
+    per-fragment test (their exact row spans inside their bounding boxes,
+    which the setup clipped to the framebuffer and scissor)."""
+    if ts.count == 0:
+        return 0
+    b = ts.bbox.astype(np.int64)
+    rows = b[:, 3] - b[:, 1] + 1
+    ends = np.cumsum(rows)
+    total = 0
+    start = 0
+    while start < ts.count:
+        # the triangles whose rows fit in one group (at least one)
+        limit = (ends[start - 1] if start else 0) + _COUNT_ROWS
+        stop = max(start + 1, int(np.searchsorted(ends, limit, side="right")))
+        ids = np.arange(start, stop)
+        _, _, xl, xr = _row_spans(ts, ids, b[ids, 1], b[ids, 3], b[ids, 0], b[ids, 2])
+        total += int(np.maximum(xr - xl + 1, 0).sum())
+        start = stop
+    return total
+
 
 def _edge_slots(dx: np.ndarray) -> list:
     """Which edge of each triangle (rows of ``dx``) _row_spans takes as its

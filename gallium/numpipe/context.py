@@ -1895,6 +1895,13 @@ class NumpipeContext:
         self.stats["triangles"] += ts.count
         if ts.count == 0 or (self._sample_mask & 1) == 0:
             return
+        for q in self._active_queries:
+            if q.type == QueryType.PIPELINE_STATISTICS:
+                # every covered fragment invokes the shader (numpipe skips the
+                # work for fragments an early depth test rejects, but counts them)
+                from workers.raster import covered_pixels
+
+                q.stats.ps_invocations += covered_pixels(ts)
         fs = self._shaders[ShaderType.FRAGMENT]
         scene = self._current_scene()
         state = self._fragment_state(fs, fs_inputs, scene)

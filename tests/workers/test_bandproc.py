@@ -13,7 +13,9 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -429,13 +431,52 @@ def test_the_arena_pool_keeps_a_few_blocks(monkeypatch):
     big = pool.take(200_000)
     assert big is not a and big.nbytes == 262_144
     blocks = [pool.take(70_000) for _ in range(5)]
+    assert blocks[0] is a
     for b in [big, *blocks]:
-        pool.give(b)
-    assert len(pool._free) == pool.KEEP  # the longest kept went first
-    assert all(x is not big for x in pool._free)
+        pool.give(b)  # (collected by the next take)
+    kept = pool.take(1)
+    # six came back, four kept (the longest kept went first), one taken now
+    assert len(pool._free) == pool.KEEP - 1
+    assert all(x is not big and x is not a for x in [kept, *pool._free])
     monkeypatch.setattr(pool, "KEEP_BYTES", 300_000)
-    pool.give(pool.take(10))
+    pool.give(kept)
+    pool.take(10)
     assert sum(x.nbytes for x in pool._free) <= 300_000
+    pool.give(big)
+    pool.release()
+    assert pool._free == [] and not pool._returned
+
+
+def test_blocks_given_back_during_a_take_do_not_deadlock():
+    """A blob can be freed (its finaliser gives its block back) by a garbage
+    collection that runs inside take(), on the thread that holds its lock."""
+    pool = bandproc._ArenaPool()
+    block = pool.take(1000)
+
+    class Cycle:
+        pass
+
+    c = Cycle()
+    c.me = c  # freed by the cyclic collector only
+    weakref.finalize(c, pool.give, block)
+    del c
+    gc.disable()
+    try:
+        real = pool._collect
+
+        def collect_with_gc():
+            gc.collect()  # the finaliser runs here, the lock held
+            real()
+
+        pool._collect = collect_with_gc
+        got = []
+        t = threading.Thread(target=lambda: got.append(pool.take(1000)), daemon=True)
+        t.start()
+        t.join(10.0)
+        assert not t.is_alive(), "take() deadlocked on a block given back inside it"
+        assert got[0] is block
+    finally:
+        gc.enable()
 
 
 def test_a_screen_shut_down_frees_the_kept_arenas():

@@ -1,4 +1,4 @@
-"""Suite query_storm: occlusion query results equal independently counted pixels.
+"""Suite query_storm: query results equal independently counted pixels.
 
 Each of several contexts (three threaded, one direct) renders its own scene in
 which every draw has a LESS depth test *and* writes depth (the translucent
@@ -9,14 +9,19 @@ every triangle; the number of depth words a triangle changed is the number of
 its fragments that were covered and passed, counted without any query.  (The
 triangle-at-a-time image must also equal the whole-draw image.)
 
-Then, per frame, a random set of queries (OCCLUSION_COUNTER and
-OCCLUSION_PREDICATE, drawn from a pool of reused query objects) is begun and
-ended around random spans of the frame's draw calls: overlapping, nested,
+The reference pass also draws each triangle alone over a depth buffer
+cleared to 1.0 and counts the words it changes: its covered fragments.
+
+Then, per frame, a random set of queries (OCCLUSION_COUNTER,
+OCCLUSION_PREDICATE and PIPELINE_STATISTICS, drawn from a pool of reused
+query objects) is begun and ended around random spans of the frame's draw
+calls: overlapping, nested,
 empty, spanning flushes inserted mid-frame (plain and deferred).  After the
 frame the results are fetched in a random order with
 ``get_query_result(q, wait=True)``, by polling with ``wait=False``, or with
 ``get_query_result_async`` under asyncio.  A counter must equal the sum of its
-draws' counted pixels, a predicate whether that sum is non-zero, and the
+draws' counted pixels, a predicate whether that sum is non-zero, the
+statistics' ps_invocations the sum of its draws' covered fragments, and the
 frame must read back bit-exact; a fetch that raises is a failure too.  Some
 frames skip fetching some results, so the next frame reuses a query object
 whose previous result was never read; many flushes are surrounded by
@@ -58,31 +63,47 @@ QT = pipe.QueryType
 PADDING_VERTS = 3 * 400  # triangles per padding draw (all culled)
 
 
-def draw_counts(reference: ReferenceRenderer, spec: SceneSpec) -> tuple[list[int], np.ndarray]:
-    """Passing fragments per draw call, counted from depth read-backs, and the image."""
+def draw_counts(
+    reference: ReferenceRenderer, spec: SceneSpec
+) -> tuple[list[int], list[int], np.ndarray]:
+    """Passing fragments per draw call, counted from depth read-backs; covered
+    fragments per draw call, each triangle drawn alone over a depth buffer
+    cleared to 1.0 (every fragment of the scenes' depths in [0.025, 0.975]
+    passes LESS and changes its word; the fragment shader never kills); and
+    the image."""
     screen = reference.screen
     ctx = screen.context_create(threaded=False)
     try:
         p = Pipeline(ctx)
         target = Target(screen, ctx, spec.width, spec.height)
+        alone = Target(screen, ctx, spec.width, spec.height)
         record_frame_start(ctx, p, spec, target)
         ctx.flush().wait(None)
         depth = target.read_depth(ctx)
-        counts = []
+        counts, covered = [], []
         parts = triangles_of_draws(spec)
         for d, tris in enumerate(parts):
-            total = 0
+            total = cover = 0
             for part in tris:
-                if d < len(spec.opaque_draws):
-                    record_opaque_draw(ctx, p, spec, d, part)
-                else:
-                    record_translucent_draw(ctx, p, spec, part)
-                ctx.flush().wait(None)
+                for t in (target, alone):
+                    t.bind(ctx)
+                    if t is alone:
+                        ctx.clear(pipe.Clear.DEPTH, depth=1.0)
+                        ctx.flush().wait(None)
+                        cleared = alone.read_depth(ctx)
+                    if d < len(spec.opaque_draws):
+                        record_opaque_draw(ctx, p, spec, d, part)
+                    else:
+                        record_translucent_draw(ctx, p, spec, part)
+                    ctx.flush().wait(None)
+                    if t is alone:
+                        cover += int(np.count_nonzero(alone.read_depth(ctx) != cleared))
                 after = target.read_depth(ctx)
                 total += int(np.count_nonzero(after != depth))
                 depth = after
             counts.append(total)
-        return counts, target.read(ctx)
+            covered.append(cover)
+        return counts, covered, target.read(ctx)
     finally:
         ctx.destroy()
 
@@ -105,6 +126,7 @@ class QueryRenderer:
         suite: _Suite,
         spec: SceneSpec,
         counts: list[int],
+        covered: list[int],
         image: np.ndarray,
         seed: int,
         threaded: bool,
@@ -114,6 +136,7 @@ class QueryRenderer:
         self.report = suite.report
         self.spec = spec
         self.counts = counts
+        self.covered = covered
         self.image = image
         self.rng = random.Random(seed)
         self.threaded = threaded
@@ -132,9 +155,8 @@ class QueryRenderer:
             padding[:, 0:3] = pad_rng.uniform(-1, 1, (PADDING_VERTS, 3))
             padding[:, 3] = 1.0
             self.pad = (cull_all, padding)
-            pool = [
-                (ctx.create_query(QT.OCCLUSION_COUNTER), QT.OCCLUSION_COUNTER) for _ in range(POOL)
-            ] + [(ctx.create_query(QT.OCCLUSION_PREDICATE), QT.OCCLUSION_PREDICATE)]
+            kinds = [QT.OCCLUSION_COUNTER] * POOL + [QT.OCCLUSION_PREDICATE, QT.PIPELINE_STATISTICS]
+            pool = [(ctx.create_query(kind), kind) for kind in kinds]
             assert self.suite.deadline is not None
             n = 0
             while self.suite.deadline.running():
@@ -213,6 +235,11 @@ class QueryRenderer:
                 return False
             want_count = sum(self.counts[pl.first : pl.last])
             want = want_count if pl.kind == QT.OCCLUSION_COUNTER else want_count > 0
+            if pl.kind == QT.PIPELINE_STATISTICS:
+                # fragment shader invocations: the covered fragments (padding draws cover none)
+                got = got.ps_invocations
+                want = sum(self.covered[pl.first : pl.last])
+                self.report.count("ps_invocations_checked")
             self.report.count("results_checked")
             if got != want or type(got) is not type(want):
                 self.report.fail(
@@ -287,7 +314,7 @@ class _Suite:
                     triangles=self.rng.randint(6, 12),
                     translucent_writes_depth=True,
                 )
-                counts, image = draw_counts(self.reference, spec)
+                counts, covered, image = draw_counts(self.reference, spec)
                 whole = self.reference.image(spec)
                 if not np.array_equal(image, whole):
                     self.report.fail(
@@ -297,9 +324,17 @@ class _Suite:
                 if sum(counts) == 0:
                     raise RuntimeError("a query scene covers no pixel: the suite would be vacuous")
                 self.report.counters[f"ctx{i}_pixels_per_draw"] = "/".join(map(str, counts))
+                self.report.counters[f"ctx{i}_covered_per_draw"] = "/".join(map(str, covered))
                 renderers.append(
                     QueryRenderer(
-                        f"ctx{i}", self, spec, counts, whole, self.rng.getrandbits(32), threaded
+                        f"ctx{i}",
+                        self,
+                        spec,
+                        counts,
+                        covered,
+                        whole,
+                        self.rng.getrandbits(32),
+                        threaded,
                     )
                 )
             self.deadline = Deadline(self.seconds)

@@ -20,9 +20,9 @@ compiled kernels as their shaders (the child compiles each once); occlusion
 counters and the timestamp clock as tokens.  Each child keeps its last
 scene, so a scene's second band on the same child costs no second load.
 
-A child's reply carries what the band produced besides pixels: the band's
-fragment count (``Scene.stats_fragments``), the occlusion counters'
-increments and the timestamps of markers; the worker thread merges them as
+A child's reply carries what the band produced besides pixels: the
+occlusion counters' increments and the timestamps of markers; the worker
+thread merges them as
 if it had run the band itself.  An exception in the band comes back to the
 thread and is raised there (so the scene reports it like any other band
 failure); a child that dies is replaced on the next band.
@@ -363,9 +363,8 @@ class BandProcess:
                 exc.add_note(f"in a band process:\n{text}")
                 raise exc
             raise RuntimeError(f"in a band process: {text}")
-        _, fragments, counts, marks = reply
+        _, counts, marks = reply
         self.bands += 1
-        scene.stats_fragments[band] = fragments
         for cid, n in counts.items():
             blob.counters[cid].add(n)
         for i, ns in marks:
@@ -430,7 +429,6 @@ def _load(attached: shared.Attached, arena_ref, parts) -> tuple:
     views = [memoryview(mem[off : off + n]) for off, n in parts]
     counters: dict[int, _Counter] = {}
     scene = _SceneUnpickler(io.BytesIO(views[0]), views[1:], attached, counters).load()
-    scene.stats_fragments = np.zeros(scene.nbands, np.int64)
     markers = [i for i, c in enumerate(scene.commands) if type(c).__name__ == "MarkerCmd"]
     return scene, counters, markers
 
@@ -498,7 +496,7 @@ def child_main(fd: int, parent_pid: int) -> None:
         for c in counters.values():
             c.count = 0
         marks = [(i, int(scene.commands[i].band_ns[band])) for i in markers]
-        _send(sock, ("ok", int(scene.stats_fragments[band]), counts, marks))
+        _send(sock, ("ok", counts, marks))
 
 
 if __name__ == "__main__":

@@ -1536,7 +1536,6 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int, run_depth=N
         zl = z[m] if np.ndim(z) else z
         passed = depth_stencil(state, scene.zsbuf, (py[m], px[m]), False, None, zl, None, None)
         count = int(np.count_nonzero(passed))
-        scene.stats_fragments[band] += count
         for counter in state.counters:
             counter.add(count)
         survivors.append(m[passed])
@@ -1939,7 +1938,6 @@ def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs,
         outputs = {r: stack[:, keep] for r, stack in outputs.items()}
         alive = None
     count = _count(idx, dense, alive)
-    scene.stats_fragments[band] += count
     for counter in state.counters:
         counter.add(count)
     if count == 0:

@@ -238,7 +238,6 @@ class Scene:
         self.on_complete: list[Any] = []
         self.triangles = 0
         self.counters: set[OcclusionCounter] = set()
-        self.stats_fragments = np.zeros(self.nbands, np.int64)
         self._proc_lock = threading.Lock()  # (workers/bandproc.py)
         self._proc_ok: bool | None = None
 
@@ -318,7 +317,6 @@ class Scene:
         """Re-cut the bands (recording is over, nothing is binned yet)."""
         self.band_rows = rows
         self.nbands = max(1, -(-self.height // rows))
-        self.stats_fragments = np.zeros(self.nbands, np.int64)
         for cmd in self.commands:
             if isinstance(cmd, MarkerCmd):
                 cmd.band_ns = np.zeros(self.nbands, np.int64)

@@ -75,6 +75,8 @@ def test_wide_rectangles_store_with_row_buffers(screen, monkeypatch, width, expe
         return real(self, c, out)
 
     monkeypatch.setattr(fragment.PlaneColour, "store_unorm8", spy)
+    # the channel-by-channel stores (not fragment.store_planes_interleaved)
+    monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", 1 << 40)
     render(screen, width, 128, FULL)
     # two bands, each one rectangle as wide as the target: R, G and B
     # stored per band (the alpha, one value, goes in with a word fill:

@@ -50,6 +50,8 @@ def render(screen, monkeypatch, fmt, verts, enabled, colormask=0xF):
 
     monkeypatch.setattr(fragment, "_fill_uniform_channels", spy)
     monkeypatch.setattr(raster, "DENSE_MIN_PIXELS", 0)
+    # the channel-by-channel stores (not fragment.store_planes_interleaved)
+    monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", 1 << 40)
     ctx = screen.context_create()
     try:
         rt, _ = make_target(screen, ctx, 128, 128, fmt=fmt)

@@ -1,0 +1,189 @@
+"""A dense, unmasked, unblended write of a pass-through colour to a 4-byte
+UNORM8 target computes its four channels already interleaved, one matrix
+product and one contiguous cast per chunk of rows
+(fragment.store_planes_interleaved).  Its bytes must be those of the
+channel-by-channel stores (PlaneColour.store_unorm8) in every channel order,
+row pitch and gradient; rectangles it cannot take exactly are left to them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import bind_passthrough, draw_and_read, make_target
+
+import workers.fragment as fragment
+from gallium import pipe
+
+F32 = np.float32
+PERMS = [(0, 1, 2, 3), (2, 1, 0, 3), (3, 2, 1, 0), (1, 2, 3, 0)]
+REAL = fragment.store_planes_interleaved
+
+
+def plane_colour(scaled, x0, y0, w, h):
+    """A PlaneColour over columns x0.. and rows y0.. with the given scaled
+    planes (rows 0..2: a0', dadx', dady' per channel)."""
+    px = np.arange(x0, x0 + w, dtype=np.int64)
+    py = np.arange(y0, y0 + h, dtype=np.int64)
+    coef = np.zeros((3, 4), F32)  # (unused by the UNORM8 stores)
+    return fragment.PlaneColour(coef, px, py, np.asarray(scaled, F32))
+
+
+def channel_stores(colour, shape, perm):
+    """The per-channel stores' bytes: (h, w, 4) uint8, RGBA i -> byte perm[i]."""
+    out = np.zeros(shape, np.uint8)
+    for i in range(4):
+        colour.store_unorm8(i, out[..., perm[i]])
+    return out
+
+
+def tricky_planes(rng):
+    """Planes whose sums land within a few float32 steps of whole numbers all
+    over the rectangle: a0' just below an integer, dadx' a whole number of
+    1/8 steps, dady' tiny and of either sign (so rounding decides the byte)."""
+    s = np.zeros((3, 4))
+    s[0] = np.floor(rng.uniform(50, 120, 4)) + 0.9999995
+    s[1] = np.round(rng.uniform(-1, 1, 4) * 8) / 8 / 16
+    s[2] = rng.choice([-1, 1], 4) * rng.uniform(1e-7, 4e-7, 4)
+    return s
+
+
+CASES = {
+    "tricky": tricky_planes,
+    "gradients": lambda rng: np.array(
+        [rng.uniform(60, 190, 4), rng.uniform(-0.05, 0.05, 4), rng.uniform(-0.05, 0.05, 4)]
+    ),
+    # a flat alpha and a flat red: channels with no column term
+    "flat channels": lambda rng: np.array(
+        [[40.5, 100.25, 30.0, 255.5], [0.0, 0.07, -0.03, 0.0], [0.0, 0.11, 0.05, 0.0]]
+    ),
+    "all flat": lambda rng: np.array([[1.5, 2.5, 3.5, 255.5], [0.0] * 4, [0.0] * 4]),
+}
+
+
+@pytest.mark.parametrize("perm", PERMS, ids=lambda p: "".join(map(str, p)))
+@pytest.mark.parametrize("case", list(CASES))
+def test_interleaved_bytes_are_the_channel_stores(case, perm):
+    rng = np.random.default_rng(len(case) * 31 + perm[0])
+    scaled = CASES[case](rng)
+    h, w = 150, 700  # chunks of 46 rows, the last one short
+    colour = plane_colour(scaled, 37, 11, w, h)
+    want = channel_stores(colour, (h, w, 4), perm)
+    surface = np.full((h + 3, w + 90, 4), 7, np.uint8)  # a row pitch wider than the rectangle
+    pixels = surface[2 : 2 + h, 50 : 50 + w]
+    assert fragment.store_planes_interleaved(pixels, colour, perm)
+    assert np.array_equal(pixels, want)
+    # nothing outside the rectangle is touched
+    mask = np.ones(surface.shape[:2], bool)
+    mask[2 : 2 + h, 50 : 50 + w] = False
+    assert (surface[mask] == 7).all()
+    # not vacuous: many distinct bytes in every varying channel
+    for c in [c for c in range(4) if scaled[1][c]]:
+        assert len(np.unique(want[..., perm[c]])) > 3
+
+
+def test_tricky_planes_round_both_ways():
+    """The tricky planes really sit on the edge: the exact sums truncate
+    differently from the float32 sums at some pixels (so a product that
+    rounded otherwise, or not at all, would store other bytes)."""
+    colour = plane_colour(tricky_planes(np.random.default_rng(5)), 0, 0, 512, 64)
+    rows, cols, _, _ = colour._scaled_lines()
+    exact = np.floor(rows[:, None, :].astype(np.float64) + cols[:, :, None].astype(np.float64))
+    f32 = np.floor(rows[:, None, :] + cols[:, :, None])
+    assert (exact != f32).sum() > 100
+
+
+def test_a_chunk_boundary_inside_a_tall_narrow_rectangle():
+    """Narrow rectangles take many rows a chunk; every chunk's rows land in
+    their own rows of the target."""
+    scaled = CASES["gradients"](np.random.default_rng(3))
+    h, w = 2100, 40  # 819 rows a chunk: three chunks
+    colour = plane_colour(scaled, 0, 0, w, h)
+    want = channel_stores(colour, (h, w, 4), PERMS[1])
+    pixels = np.zeros((h, w, 4), np.uint8)
+    assert fragment.store_planes_interleaved(pixels, colour, PERMS[1])
+    assert np.array_equal(pixels, want)
+
+
+def _left_alone(pixels, colour, perm=(0, 1, 2, 3)):
+    before = pixels.copy()
+    with np.errstate(invalid="ignore"):  # (write_color's, for NaN planes)
+        taken = fragment.store_planes_interleaved(pixels, colour, perm)
+    return not taken and np.array_equal(pixels, before)
+
+
+def test_rectangles_it_cannot_take_are_left_to_the_channel_stores(monkeypatch):
+    good = np.array([[10.5, 20.5, 30.5, 255.5], [0.1, 0.1, 0.1, 0.0], [0.1, 0.1, 0.1, 0.0]])
+    # too few pixels
+    small = fragment.INTERLEAVED_MIN_PIXELS - 1
+    assert _left_alone(np.zeros((1, small, 4), np.uint8), plane_colour(good, 0, 0, small, 1))
+    big = (128, 128)
+    # a channel that needs clamping (above 255.99; below 0)
+    for c, a0 in ((1, 250.0), (2, -3.0)):
+        over = good.copy()
+        over[0, c] = a0
+        assert _left_alone(np.zeros((*big, 4), np.uint8), plane_colour(over, 0, 0, *big))
+    # a NaN or infinite gradient (its column terms times 0 would be NaN)
+    for bad in (np.nan, np.inf):
+        nan = good.copy()
+        nan[2, 0] = bad
+        assert _left_alone(np.zeros((*big, 4), np.uint8), plane_colour(nan, 0, 0, *big))
+    # pixels that are not runs of whole 4-byte words
+    wide = np.zeros((128, 256, 4), np.uint8)
+    assert _left_alone(wide[:, ::2], plane_colour(good, 0, 0, *big))
+    # a BLAS that failed the exactness check
+    monkeypatch.setattr(fragment, "_exact", [False])
+    assert _left_alone(np.zeros((*big, 4), np.uint8), plane_colour(good, 0, 0, *big))
+
+
+def test_this_blas_sums_exactly():
+    """numpy's BLAS here computes the products as np.add's float32 sums (else
+    the interleaved stores are never used, and the fill is ~1.5x slower)."""
+    assert fragment._check_exact()
+
+
+FORMATS = [
+    pipe.Format.R8G8B8A8_UNORM,
+    pipe.Format.B8G8R8A8_UNORM,
+    pipe.Format.A8B8G8R8_UNORM,
+    pipe.Format.R8G8B8X8_UNORM,  # padding byte: stored per channel, X kept
+]
+FILL = [
+    [-1, -1, 0.5, 1.0, 1, 0, 0, 1],
+    [3, -1, 0.5, 1.0, 0, 1, 0, 1],
+    [-1, 3, 0.5, 1.0, 0, 0, 1, 1],
+]
+
+
+def render(screen, monkeypatch, fmt, minimum, threaded=False):
+    taken = []
+
+    def spy(pixels, colour, perm):
+        done = REAL(pixels, colour, perm)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(fragment, "store_planes_interleaved", spy)
+    monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        rt, _ = make_target(screen, ctx, 256, 192, fmt=fmt)
+        bind_passthrough(ctx)
+        ctx.clear(pipe.Clear.COLOR0, color=(0.3, 0.3, 0.3, 0.3))
+        out = draw_and_read(ctx, FILL, rt)[0]
+    finally:
+        ctx.destroy()
+    return out, taken
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+def test_the_fill_through_a_context(screen, monkeypatch, fmt, threaded):
+    want, never = render(screen, monkeypatch, fmt, 1 << 40, threaded)
+    got, taken = render(screen, monkeypatch, fmt, 8192, threaded)
+    assert never == [False] * len(never)
+    assert np.array_equal(got, want)
+    if fmt == pipe.Format.R8G8B8X8_UNORM:
+        assert taken == []  # three channels: never asked
+    else:
+        assert taken and all(taken)  # every band's rectangle
+    assert len(np.unique(got.reshape(-1, 4), axis=0)) > 1000

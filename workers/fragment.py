@@ -860,7 +860,7 @@ def _depth_only(state: FragmentState, zs: Any, idx: tuple, dense: bool, alive: A
         zc *= F32((1 << layout.z_bits) - 1)
         zq = np.rint(zc, out=zc)
         raw = words if layout.z_shift == 0 else words >> np.uint32(layout.z_shift)
-        if layout.s_bits or layout.z_shift:
+        if not layout.z_at_top:
             raw = raw & np.asarray((1 << layout.z_bits) - 1, words.dtype)
         stored = raw.astype(F32)
     passed = compare(dsa.depth.func, zq, stored)
@@ -898,7 +898,7 @@ def _depth_only_constant(state, zs, idx, dense: bool, alive: Any, words, z: np.f
         passed = _compare_top_field(dsa.depth.func, zi, words, layout)
         if passed is None:
             raw = words if layout.z_shift == 0 else words >> np.uint32(layout.z_shift)
-            if layout.s_bits or layout.z_shift:
+            if not layout.z_at_top:
                 raw = raw & np.asarray((1 << layout.z_bits) - 1, words.dtype)
             stored = raw  # an integer compare is exact for every depth format
             zq = np.asarray(zi, words.dtype)

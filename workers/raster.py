@@ -1619,7 +1619,7 @@ def _depth_winners(
     flat = py * rw + px  # index into the framebuffer's pixel words
     words = run[flat]
     stored = words >> np.asarray(layout.z_shift, words.dtype) if layout.z_shift else words
-    if layout.s_bits:
+    if not layout.z_at_top:
         stored = stored & np.asarray((1 << layout.z_bits) - 1, words.dtype)
     stored = stored.astype(np.int64)  # ufunc.at is fast only on matching dtypes
     key = flat - (int(py.min()) // scene.band_rows) * scene.band_rows * rw
@@ -1745,7 +1745,7 @@ class _RunDepth:
                 self.stencil = np.asarray(s[0], words.dtype)
         if layout.z_shift:
             keys >>= layout.z_shift
-        if layout.s_bits:
+        if not layout.z_at_top:
             keys &= (1 << layout.z_bits) - 1
         keys <<= _RUN_ORDER_BITS
         if not self.rising:

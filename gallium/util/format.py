@@ -399,6 +399,15 @@ class DepthLayout:
     def s_mask(self) -> int:
         return ((1 << self.s_bits) - 1) << self.s_shift
 
+    @property
+    def z_at_top(self) -> bool:
+        """Whether nothing lies above the depth field in a word, so that
+        ``word >> z_shift`` is the depth (float depth: the whole word).
+        Otherwise the stencil (Z24_UNORM_S8_UINT) or the padding (Z24X8_UNORM:
+        its X bits hold whatever an upload or a copy put there) must be masked
+        off before depths are compared."""
+        return self.z_float or self.z_shift + self.z_bits == 8 * self.word.itemsize
+
 
 @cache
 def depth_layout(fmt: Format | int) -> DepthLayout:

@@ -1408,7 +1408,8 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
         src = color.unorm8_stack()
     else:
         bits = unorm8_bits(color)  # (4, ...) uint32, low byte = the UNORM8 value
-        src = bits.astype(np.uint16)  # the high half is 0x4B40: dropped
+        if rt.blend_enable:  # (the stores below read the low bytes of ``bits``)
+            src = bits.astype(np.uint16)  # the high half is 0x4B40: dropped
     if rt.blend_enable:
         if kept is not None:
             dst = kept

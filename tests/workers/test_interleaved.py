@@ -65,7 +65,7 @@ CASES = {
 def test_interleaved_bytes_are_the_channel_stores(case, perm):
     rng = np.random.default_rng(len(case) * 31 + perm[0])
     scaled = CASES[case](rng)
-    h, w = 150, 700  # chunks of 46 rows, the last one short
+    h, w = 150, 700  # chunks of 46 rows: a call of two, a call of one, 12 rows left
     colour = plane_colour(scaled, 37, 11, w, h)
     want = channel_stores(colour, (h, w, 4), perm)
     surface = np.full((h + 3, w + 90, 4), 7, np.uint8)  # a row pitch wider than the rectangle
@@ -96,7 +96,7 @@ def test_a_chunk_boundary_inside_a_tall_narrow_rectangle():
     """Narrow rectangles take many rows a chunk; every chunk's rows land in
     their own rows of the target."""
     scaled = CASES["gradients"](np.random.default_rng(3))
-    h, w = 2100, 40  # 819 rows a chunk: three chunks
+    h, w = 2100, 40  # 819 rows a chunk: one call of two chunks, 462 rows left
     colour = plane_colour(scaled, 0, 0, w, h)
     want = channel_stores(colour, (h, w, 4), PERMS[1])
     pixels = np.zeros((h, w, 4), np.uint8)

@@ -219,8 +219,8 @@ def _span(ts, t: int, r0: int, r1: int) -> tuple[int, int] | None:
     1/256-pixel coordinates the edge functions use) and the x-extent of the
     result, widened by one pixel on each side, is returned.
     """
-    xs = [int(v) for v in ts.vx[t]]
-    ys = [int(v) for v in ts.vy[t]]
+    xs = ts.vx[t].tolist()
+    ys = ts.vy[t].tolist()
     lo, hi = r0 * 256, r1 * 256
     pts: list[float] = [x for x, y in zip(xs, ys) if lo <= y <= hi]
     for a, b in ((0, 1), (1, 2), (2, 0)):
@@ -349,8 +349,8 @@ def _pair_uncached(ts, t: int) -> tuple[bool, int] | None:
     u = t + 1
     if u >= ts.count or ts.vx is None or bool(ts.facing[t]) != bool(ts.facing[u]):
         return None
-    va = [(int(x), int(y)) for x, y in zip(ts.vx[t], ts.vy[t])]
-    vb = [(int(x), int(y)) for x, y in zip(ts.vx[u], ts.vy[u])]
+    va = list(zip(ts.vx[t].tolist(), ts.vy[t].tolist()))
+    vb = list(zip(ts.vx[u].tolist(), ts.vy[u].tolist()))
     if len(set(va)) != 3 or len(set(vb)) != 3:
         return None
     for i in range(3):
@@ -396,7 +396,7 @@ def _dense_pair(
     u = t + 1
     rows = []
     for k in (t, u):
-        bx0, by0, bx1, by1 = (int(v) for v in ts.bbox[k])
+        bx0, by0, bx1, by1 = ts.bbox[k].tolist()
         ky0, ky1 = max(by0, y0), min(by1, y1 - 1)
         span = _span(ts, k, ky0, ky1) if ky0 <= ky1 else None
         if span is not None:
@@ -549,10 +549,9 @@ def _row_span(ts, t: int, y: int) -> tuple[int, int]:
     """Covered columns [lo, hi] of row y (hi < lo when none), in Python integers:
     the same solution of ``c - dx*x + dy*y > 0`` as :func:`_row_spans`."""
     lo, hi = -(1 << 40), 1 << 40
-    for i in range(3):
-        c = int(ts.c[t, i])
-        dx = int(ts.dcdx[t, i]) << 8
-        dy = int(ts.dcdy[t, i]) << 8
+    for c, dx, dy in zip(ts.c[t].tolist(), ts.dcdx[t].tolist(), ts.dcdy[t].tolist()):
+        dx <<= 8
+        dy <<= 8
         a = c + dy * y
         if dx > 0:
             hi = min(hi, (a - 1) // dx)

@@ -72,6 +72,23 @@ def test_a_full_opaque_pass_drops_the_clear(screen, monkeypatch, threaded):
     assert not (out == np.array([26, 51, 76, 102], np.uint8)).all(axis=-1).any()
 
 
+@pytest.mark.parametrize(
+    "fmt", [pipe.Format.R32G32B32A32_FLOAT, pipe.Format.R32G32_FLOAT, pipe.Format.R32_FLOAT]
+)
+def test_a_full_opaque_pass_drops_a_float_targets_clear(screen, monkeypatch, fmt):
+    """Every channel of a float target written: every byte replaced."""
+    out, fills = both(screen, monkeypatch, FULL, fmt=fmt)
+    assert fills == []
+    first = np.frombuffer(out.tobytes(), np.float32)[0]
+    assert first == np.float32(1.0) - np.float32(0.5 / 128)  # red at the first pixel centre
+
+
+def test_a_masked_float_channel_writes_the_clear_first(screen, monkeypatch):
+    out, fills = both(screen, monkeypatch, FULL, fmt=pipe.Format.R32G32B32A32_FLOAT, colormask=0x7)
+    assert fills == [64, 64]
+    assert (np.frombuffer(out.tobytes(), np.float32).reshape(-1, 4)[:, 3] == np.float32(0.4)).all()
+
+
 CLEARED = [26, 51, 76, 102]  # CLEAR as RGBA8 bytes
 
 
@@ -97,3 +114,19 @@ def test_anything_else_writes_the_clear_first(screen, monkeypatch, case):
         assert (out[..., 3] == 102).all()
     if kind.get("draws") == 0:
         assert (out == CLEARED).all()
+
+
+@pytest.mark.parametrize("bb", [16, 12, 3, 4])
+def test_fill_rows_writes_the_packed_pixel_everywhere_and_nothing_else(bb):
+    """fill_rows over rows of a wider surface (a row pitch): pixels of 16 and
+    12 bytes take the row-copy path, 3-byte ones too, 4-byte ones the word
+    fill; a one-pixel-wide view the broadcast."""
+    packed = (np.arange(bb, dtype=np.uint8) * 37 + 5).astype(np.uint8)
+    for width in (33, 1):
+        surface = np.full((9, 40, bb), 0xEE, np.uint8)
+        view = surface[2:7, 3 : 3 + width]
+        fragment.fill_rows(view, packed)
+        assert (view == packed).all()
+        mask = np.ones(surface.shape[:2], bool)
+        mask[2:7, 3 : 3 + width] = False
+        assert (surface[mask] == 0xEE).all()

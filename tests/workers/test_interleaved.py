@@ -187,3 +187,127 @@ def test_the_fill_through_a_context(screen, monkeypatch, fmt, threaded):
     else:
         assert taken and all(taken)  # every band's rectangle
     assert len(np.unique(got.reshape(-1, 4), axis=0)) > 1000
+
+
+# -- float targets: the product written straight into the pixels ----------------------
+
+# (R32G32B32_FLOAT is no render target, as in llvmpipe: three channels only
+# in the direct tests)
+FLOAT_FORMATS = [pipe.Format.R32G32B32A32_FLOAT, pipe.Format.R32G32_FLOAT, pipe.Format.R32_FLOAT]
+
+
+def float_colour(coef, x0, y0, w, h):
+    px = np.arange(x0, x0 + w, dtype=np.int64)
+    py = np.arange(y0, y0 + h, dtype=np.int64)
+    with np.errstate(over="ignore"):  # (the UNORM8 prescale of a huge plane)
+        return fragment.PlaneColour(np.asarray(coef, F32), px, py)
+
+
+def float_planes(rng):
+    """Float planes with values of every magnitude: exact sums and roundings."""
+    coef = np.zeros((3, 4))
+    coef[0] = rng.uniform(-3, 3, 4) * 10.0 ** rng.integers(-3, 4, 4)
+    coef[1] = rng.uniform(-1, 1, 4) * 10.0 ** rng.integers(-6, 0, 4)
+    coef[2] = rng.uniform(-1, 1, 4) * 10.0 ** rng.integers(-6, 0, 4)
+    coef[2, 3] = 0.0  # a channel flat in y
+    return coef
+
+
+@pytest.mark.parametrize("nch", [4, 3, 2, 1])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_float_interleaved_bits_are_the_stack(nch, seed):
+    coef = float_planes(np.random.default_rng(seed))
+    h, w = 150, 700
+    colour = float_colour(coef, 13, 29, w, h)
+    want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
+    surface = np.full((h + 4, w + 30, nch), 7.5, F32)  # a row pitch wider than the rectangle
+    view = surface[1 : 1 + h, 20 : 20 + w]
+    assert fragment.store_planes_float32(view, colour)
+    assert np.array_equal(view.view(np.uint32), want.view(np.uint32))  # bit for bit
+    mask = np.ones(surface.shape[:2], bool)
+    mask[1 : 1 + h, 20 : 20 + w] = False
+    assert (surface[mask] == 7.5).all()
+    assert len(np.unique(want[..., 0])) > 1000
+
+
+def _float_left_alone(view, colour):
+    before = view.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        taken = fragment.store_planes_float32(view, colour)
+    return not taken and np.array_equal(view.view(np.uint32), before.view(np.uint32))
+
+
+def test_float_planes_it_cannot_take_exactly_are_left_to_the_stack(monkeypatch):
+    good = np.array([[0.5, 0.25, 2.0, 1.0], [1e-3, 2e-3, 0.0, 0.0], [1e-3, 0.0, 3e-3, 0.0]])
+    big = (128, 128)
+    small = fragment.INTERLEAVED_MIN_PIXELS - 1
+    assert _float_left_alone(np.zeros((1, small, 4), F32), float_colour(good, 0, 0, small, 1))
+    for row, col, value in ((0, 1, np.nan), (1, 0, np.inf), (2, 2, np.nan), (2, 1, 1e38)):
+        bad = good.copy()
+        bad[row, col] = value  # a NaN row term, an infinite one, a NaN or overflowing column
+        assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(bad, 0, 0, *big))
+    # -0 row terms and -0 column terms in one channel: -0 + -0 is -0
+    neg = good.copy()
+    neg[:, 0] = [-0.0, -0.0, -1e-3]  # row a0 + dadx*x is -0 at x = 0, col dady*y -0 at y = 0
+    assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(neg, 0, 0, *big))
+    # -0 in the row terms alone is fine: the sums are +0 or not zero
+    ok = good.copy()
+    ok[:, 0] = [-0.0, -0.0, 1e-3]
+    view = np.zeros((*big, 4), F32)
+    colour = float_colour(ok, 0, 0, *big)
+    assert fragment.store_planes_float32(view, colour)
+    want = np.moveaxis(colour.stack(), 0, -1)
+    assert np.array_equal(view.view(np.uint32), want.view(np.uint32))
+    wide = np.zeros((128, 256, 4), F32)
+    assert _float_left_alone(wide[:, ::2], float_colour(good, 0, 0, *big))
+    monkeypatch.setattr(fragment, "_exact", [False])
+    assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(good, 0, 0, *big))
+
+
+REAL_FLOAT = fragment.store_planes_float32
+
+
+def render_float(screen, monkeypatch, fmt, minimum, colormask=0xF, threaded=False):
+    taken = []
+
+    def spy(view, colour):
+        done = REAL_FLOAT(view, colour)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(fragment, "store_planes_float32", spy)
+    monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        rt, _ = make_target(screen, ctx, 256, 192, fmt=fmt)
+        bind_passthrough(ctx)
+        blend = pipe.BlendState(rt=[pipe.RtBlendState(colormask=colormask)])
+        ctx.bind_blend_state(ctx.create_blend_state(blend))
+        ctx.clear(pipe.Clear.COLOR0, color=(0.3, -0.5, 2.0, 0.25))
+        out = draw_and_read(ctx, FILL, rt)[0]
+    finally:
+        ctx.destroy()
+    return out, taken
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+@pytest.mark.parametrize("fmt", FLOAT_FORMATS, ids=lambda f: f.name)
+def test_the_fill_into_float_targets(screen, monkeypatch, fmt, threaded):
+    want, never = render_float(screen, monkeypatch, fmt, 1 << 40, threaded=threaded)
+    got, taken = render_float(screen, monkeypatch, fmt, 8192, threaded=threaded)
+    assert never == [False] * len(never)
+    assert taken and all(taken)
+    assert got.tobytes() == want.tobytes()
+    values = np.frombuffer(got.tobytes(), F32)
+    assert len(np.unique(values)) > 1000
+
+
+def test_a_masked_float_channel_takes_the_stack(screen, monkeypatch):
+    """Red masked off: the write leaves red as cleared, so it is not the
+    interleaved store's (which writes every channel)."""
+    fmt = pipe.Format.R32G32B32A32_FLOAT
+    got, taken = render_float(screen, monkeypatch, fmt, 8192, colormask=0xE)
+    assert taken == []
+    assert (np.frombuffer(got.tobytes(), F32).reshape(-1, 4)[:, 0] == F32(0.3)).all()
+    want, _ = render_float(screen, monkeypatch, fmt, 1 << 40, colormask=0xE)
+    assert got.tobytes() == want.tobytes()

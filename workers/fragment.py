@@ -1631,8 +1631,11 @@ def store_planes_float32(view: np.ndarray, color: PlaneColour) -> bool:
     copy per channel (a full-screen RGBA32F rectangle ~5x faster).  Returns
     False (nothing written) for a small rectangle, pixels not so laid out, or
     planes whose sums a product could store with other bits: a term that is
-    not finite (a NaN's payload, inf * 0) or a channel whose row and column
-    terms both hold -0 (-0 + -0 is -0; a product's exact zeros may make it +0)."""
+    not finite (a NaN's payload, inf * 0) or a row term of -0 (-0 + -0 is -0,
+    and a channel flat in y has no column term at all, where np.add adds
+    its +0 or -0 columns: a product's sum of zeros may take either sign.
+    With every row term +0 or non-zero, a sum that is zero includes the +0
+    of ``1 * row`` and is +0 both ways)."""
     h, w, nch = view.shape
     # (a one-channel target's view has a 0 stride on its channel axis)
     if h * w < INTERLEAVED_MIN_PIXELS or view.strides[1] != 4 * nch:
@@ -1647,8 +1650,7 @@ def store_planes_float32(view: np.ndarray, color: PlaneColour) -> bool:
     rows, cols = rows[:nch], cols[:nch]
     if not (np.isfinite(rows).all() and np.isfinite(cols[:, (0, -1)]).all()):
         return False  # (the column terms dady*y grow with y: the ends bound them)
-    row_neg0 = ((rows == 0) & np.signbit(rows)).any(axis=1)
-    if row_neg0.any() and (row_neg0 & ((cols == 0) & np.signbit(cols)).any(axis=1)).any():
+    if ((rows == 0) & np.signbit(rows)).any():
         return False
     vary = [c for c, d in enumerate(color.coef[2][:nch].tolist()) if d != 0.0]
     k = 1 + len(vary)

@@ -246,18 +246,21 @@ def test_float_planes_it_cannot_take_exactly_are_left_to_the_stack(monkeypatch):
         bad = good.copy()
         bad[row, col] = value  # a NaN row term, an infinite one, a NaN or overflowing column
         assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(bad, 0, 0, *big))
-    # -0 row terms and -0 column terms in one channel: -0 + -0 is -0
-    neg = good.copy()
-    neg[:, 0] = [-0.0, -0.0, -1e-3]  # row a0 + dadx*x is -0 at x = 0, col dady*y -0 at y = 0
-    assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(neg, 0, 0, *big))
-    # -0 in the row terms alone is fine: the sums are +0 or not zero
+    # a row term of -0 (a0 + dadx*x at x = 0): with a -0 column term (dady*y
+    # at y = 0) np.add keeps -0, which a product's sum of zeros need not
+    for dady in (-1e-3, 1e-3, -0.0, 0.0):
+        neg = good.copy()
+        neg[:, 0] = [-0.0, -0.0, dady]
+        assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(neg, 0, 0, *big))
+    # -0 column terms with +0 row terms: the sums are +0 both ways
     ok = good.copy()
-    ok[:, 0] = [-0.0, -0.0, 1e-3]
+    ok[:, 0] = [0.0, 0.0, -1e-3]
     view = np.zeros((*big, 4), F32)
     colour = float_colour(ok, 0, 0, *big)
     assert fragment.store_planes_float32(view, colour)
     want = np.moveaxis(colour.stack(), 0, -1)
     assert np.array_equal(view.view(np.uint32), want.view(np.uint32))
+    assert (np.signbit(want[0, :, 0]) == [False] * big[1]).all()  # (+0 + -0 at y = 0)
     wide = np.zeros((128, 256, 4), F32)
     assert _float_left_alone(wide[:, ::2], float_colour(good, 0, 0, *big))
     monkeypatch.setattr(fragment, "_exact", [False])

@@ -16,7 +16,10 @@ from gallium import pipe
 
 F32 = np.float32
 PERMS = [(0, 1, 2, 3), (2, 1, 0, 3), (3, 2, 1, 0), (1, 2, 3, 0)]
-REAL = fragment.store_planes_interleaved
+# the stores themselves (render() patches spies over them)
+REAL = {
+    name: getattr(fragment, name) for name in ("store_planes_interleaved", "store_planes_float32")
+}
 
 
 def plane_colour(scaled, x0, y0, w, h):
@@ -154,21 +157,29 @@ FILL = [
 ]
 
 
-def render(screen, monkeypatch, fmt, minimum, threaded=False):
+def render(screen, monkeypatch, fmt, minimum, threaded=False, colormask=0xF):
+    """The fill on a 256x192 ``fmt`` target (cleared first) with rectangles of
+    ``minimum`` pixels or more for the interleaved stores; returns the
+    target's bytes and what each call of the store for ``fmt``'s kind
+    returned (store_planes_interleaved or store_planes_float32)."""
+    name = "store_planes_float32" if fmt in FLOAT_FORMATS else "store_planes_interleaved"
+    real = REAL[name]
     taken = []
 
-    def spy(pixels, colour, perm):
-        done = REAL(pixels, colour, perm)
+    def spy(*args):
+        done = real(*args)
         taken.append(done)
         return done
 
-    monkeypatch.setattr(fragment, "store_planes_interleaved", spy)
+    monkeypatch.setattr(fragment, name, spy)
     monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
     ctx = screen.context_create(threaded=threaded)
     try:
         rt, _ = make_target(screen, ctx, 256, 192, fmt=fmt)
         bind_passthrough(ctx)
-        ctx.clear(pipe.Clear.COLOR0, color=(0.3, 0.3, 0.3, 0.3))
+        blend = pipe.BlendState(rt=[pipe.RtBlendState(colormask=colormask)])
+        ctx.bind_blend_state(ctx.create_blend_state(blend))
+        ctx.clear(pipe.Clear.COLOR0, color=(0.3, -0.5, 2.0, 0.25))
         out = draw_and_read(ctx, FILL, rt)[0]
     finally:
         ctx.destroy()
@@ -267,37 +278,11 @@ def test_float_planes_it_cannot_take_exactly_are_left_to_the_stack(monkeypatch):
     assert _float_left_alone(np.zeros((*big, 4), F32), float_colour(good, 0, 0, *big))
 
 
-REAL_FLOAT = fragment.store_planes_float32
-
-
-def render_float(screen, monkeypatch, fmt, minimum, colormask=0xF, threaded=False):
-    taken = []
-
-    def spy(view, colour):
-        done = REAL_FLOAT(view, colour)
-        taken.append(done)
-        return done
-
-    monkeypatch.setattr(fragment, "store_planes_float32", spy)
-    monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
-    ctx = screen.context_create(threaded=threaded)
-    try:
-        rt, _ = make_target(screen, ctx, 256, 192, fmt=fmt)
-        bind_passthrough(ctx)
-        blend = pipe.BlendState(rt=[pipe.RtBlendState(colormask=colormask)])
-        ctx.bind_blend_state(ctx.create_blend_state(blend))
-        ctx.clear(pipe.Clear.COLOR0, color=(0.3, -0.5, 2.0, 0.25))
-        out = draw_and_read(ctx, FILL, rt)[0]
-    finally:
-        ctx.destroy()
-    return out, taken
-
-
 @pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
 @pytest.mark.parametrize("fmt", FLOAT_FORMATS, ids=lambda f: f.name)
 def test_the_fill_into_float_targets(screen, monkeypatch, fmt, threaded):
-    want, never = render_float(screen, monkeypatch, fmt, 1 << 40, threaded=threaded)
-    got, taken = render_float(screen, monkeypatch, fmt, 8192, threaded=threaded)
+    want, never = render(screen, monkeypatch, fmt, 1 << 40, threaded=threaded)
+    got, taken = render(screen, monkeypatch, fmt, 8192, threaded=threaded)
     assert never == [False] * len(never)
     assert taken and all(taken)
     assert got.tobytes() == want.tobytes()
@@ -309,8 +294,8 @@ def test_a_masked_float_channel_takes_the_stack(screen, monkeypatch):
     """Red masked off: the write leaves red as cleared, so it is not the
     interleaved store's (which writes every channel)."""
     fmt = pipe.Format.R32G32B32A32_FLOAT
-    got, taken = render_float(screen, monkeypatch, fmt, 8192, colormask=0xE)
+    got, taken = render(screen, monkeypatch, fmt, 8192, colormask=0xE)
     assert taken == []
     assert (np.frombuffer(got.tobytes(), F32).reshape(-1, 4)[:, 0] == F32(0.3)).all()
-    want, _ = render_float(screen, monkeypatch, fmt, 1 << 40, colormask=0xE)
+    want, _ = render(screen, monkeypatch, fmt, 1 << 40, colormask=0xE)
     assert got.tobytes() == want.tobytes()

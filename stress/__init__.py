@@ -20,6 +20,7 @@ Suites (see each module's docstring):
 * ``compute_mix``        -- compute grids on several contexts next to rendering, word-exact
 * ``primitive_mix``      -- points, lines and geometry shaders on several contexts, bit-exact
 * ``band_processes``     -- heavy scenes through band processes on several contexts, bit-exact
+* ``dense_stores``       -- full-screen pass-through passes into RGBA8/float targets, byte-exact
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ SUITES = (
     "compute_mix",
     "primitive_mix",
     "band_processes",
+    "dense_stores",
 )
 
 

@@ -1465,6 +1465,10 @@ def _write_unorm8(target, idx, dense, alive, color, rt, state, src1, colormask) 
         if bits is None and planar and len(channels) == 4 and target.words is not None:
             if type(color) is PlaneColour and store_planes_interleaved(pixels, color, perm):
                 return
+            if type(color) is MixedPlaneColour and store_mixed_interleaved(
+                pixels, target.words[idx], color, perm
+            ):
+                return
             channels = _fill_uniform_channels(target, idx, color, channels)
         for i in channels:
             _store_channel(color, bits, i, pixels[..., perm[i]])
@@ -1579,14 +1583,29 @@ def store_planes_interleaved(pixels: np.ndarray, color: PlaneColour, perm: tuple
     call, instead of three strided add-and-casts and a word fill).  Whether
     this BLAS sums so is checked once per process (:func:`_check_exact`); if
     not, this is never used."""
+    if not _interleaving(pixels, (color,)):
+        return False
+    _interleave(pixels, color, perm)
+    return True
+
+
+def _interleaving(pixels: np.ndarray, colours: tuple) -> bool:
+    """Whether the interleaved stores take ``pixels``, an (h, w, 4) uint8
+    view, for these PlaneColours over all of it: big enough, whole 4-byte
+    pixels, no channel clamped, and this BLAS sums exactly."""
     h, w = pixels.shape[:2]
     if h * w < INTERLEAVED_MIN_PIXELS or pixels.strides[1:] != (4, 1):
         return False
-    rows, cols, inside, _ = color._scaled_lines()
     if not _exact:
         _check_exact()
-    if not all(inside) or not _exact[0]:
-        return False
+    return _exact[0] and all(all(c._scaled_lines()[2]) for c in colours)
+
+
+def _interleave(pixels: np.ndarray, color: PlaneColour, perm: tuple) -> None:
+    """The interleaved store of :func:`store_planes_interleaved`, on a
+    rectangle of any size whose checks (:func:`_interleaving`) passed."""
+    h, w = pixels.shape[:2]
+    rows, cols, _, _ = color._scaled_lines()
     # channels whose column terms are all zero (dady' == 0: a flat alpha, say)
     # need no term: rows + (+-0) is rows
     vary = [c for c, d in enumerate(color.scaled[2].tolist()) if d != 0.0]
@@ -1620,6 +1639,30 @@ def store_planes_interleaved(pixels: np.ndarray, color: PlaneColour, perm: tuple
         sums = buf[: (h - whole) * 4 * w].reshape(h - whole, 4 * w)
         np.matmul(left[whole:], terms, out=sums)
         np.copyto(out[whole:], sums, casting="unsafe")
+
+
+def store_mixed_interleaved(pixels, words, color: MixedPlaneColour, perm: tuple) -> bool:
+    """:func:`store_planes_interleaved` for two triangles' planes over one
+    rectangle (a MixedPlaneColour: the halves of a quad, or of a clipped
+    triangle, whose planes round differently): the columns wholly one
+    triangle's store its planes; the columns their shared edge crosses store
+    ``a``'s words, then ``b``'s where ``sel`` is not set -- the bytes of the
+    channel-by-channel ``_store_mixed``.  ``words``: the rectangle's (h, w)
+    uint32 view.  False (nothing written) when a plane, over the whole
+    rectangle, needs a clamp (a channel store clamps only that channel) or
+    the rectangle is not for the interleaved stores."""
+    a, b = color.a, color.b
+    if not _interleaving(pixels, (a, b)):
+        return False
+    h = pixels.shape[0]
+    for x0, x1, kind in color.parts:
+        if kind != 2:
+            _interleave(pixels[:, x0:x1], (a, b)[kind].col_slice(x0, x1), perm)
+            continue
+        _interleave(pixels[:, x0:x1], a.col_slice(x0, x1), perm)
+        other = np.empty((h, x1 - x0, 4), np.uint8)
+        _interleave(other, b.col_slice(x0, x1), perm)
+        np.copyto(words[:, x0:x1], other.view(np.uint32)[..., 0], where=~color.sel[:, x0:x1])
     return True
 
 

@@ -299,3 +299,99 @@ def test_a_masked_float_channel_takes_the_stack(screen, monkeypatch):
     assert (np.frombuffer(got.tobytes(), F32).reshape(-1, 4)[:, 0] == F32(0.3)).all()
     want, _ = render(screen, monkeypatch, fmt, 1 << 40, colormask=0xE)
     assert got.tobytes() == want.tobytes()
+
+
+# -- two triangles' planes over one rectangle (MixedPlaneColour) ----------------------
+
+
+def mixed_colour(rng, w, h, parts):
+    """Two close planes (the halves of a clipped triangle round differently)
+    over a w x h rectangle, split by a diagonal edge inside the crossed part."""
+    base = np.array(
+        [rng.uniform(40, 200, 4), rng.uniform(-0.05, 0.05, 4), rng.uniform(-0.05, 0.05, 4)]
+    )
+    other = base + rng.normal(0, 1e-4, base.shape)
+    a = plane_colour(base, 5, 9, w, h)
+    b = plane_colour(other, 5, 9, w, h)
+    y, x = np.mgrid[0:h, 0:w]
+    sel = x * h < (h - y) * w  # a above the diagonal
+    for x0, x1, kind in parts:
+        if kind != 2:
+            sel[:, x0:x1] = kind == 0
+    return fragment.MixedPlaneColour(a, b, sel, parts)
+
+
+@pytest.mark.parametrize("perm", PERMS, ids=lambda p: "".join(map(str, p)))
+@pytest.mark.parametrize("parts", [None, "three"], ids=["all crossed", "three parts"])
+def test_mixed_interleaved_bytes_are_the_channel_stores(perm, parts):
+    rng = np.random.default_rng(perm[0] + 17)
+    h, w = 140, 600
+    runs = [(0, w, 2)] if parts is None else [(0, 150, 0), (150, 420, 2), (420, w, 1)]
+    colour = mixed_colour(rng, w, h, runs)
+    want = np.zeros((h, w, 4), np.uint8)
+    for c in range(4):
+        colour.store_unorm8(c, want[..., perm[c]])
+    surface = np.full((h + 2, w + 40, 4), 7, np.uint8)
+    pixels = surface[1 : 1 + h, 30 : 30 + w]
+    words = pixels.view(np.uint32)[..., 0]
+    assert fragment.store_mixed_interleaved(pixels, words, colour, perm)
+    assert np.array_equal(pixels, want)
+    mask = np.ones(surface.shape[:2], bool)
+    mask[1 : 1 + h, 30 : 30 + w] = False
+    assert (surface[mask] == 7).all()
+    # not vacuous: both planes' bytes are in the result, and they differ somewhere
+    only_a = np.zeros_like(want)
+    for c in range(4):
+        colour.a.store_unorm8(c, only_a[..., perm[c]])
+    assert not np.array_equal(only_a, want)
+
+
+def test_mixed_planes_needing_a_clamp_are_left_to_the_channel_stores():
+    rng = np.random.default_rng(3)
+    colour = mixed_colour(rng, 300, 100, [(0, 300, 2)])
+    colour.b.scaled[0, 1] = 300.0  # b's green beyond 255.99
+    colour.b._lines = None
+    pixels = np.zeros((100, 300, 4), np.uint8)
+    assert not fragment.store_mixed_interleaved(
+        pixels, pixels.view(np.uint32)[..., 0], colour, PERMS[0]
+    )
+    assert not pixels.any()
+
+
+# arbitrary corner colours: the clipped halves' planes round differently
+MIXED_FILL = [
+    [-1, -1, 0.5, 1.0, 0.83, 0.21, 0.35, 1],
+    [3, -1, 0.5, 1.0, 0.12, 0.77, 0.41, 1],
+    [-1, 3, 0.5, 1.0, 0.29, 0.33, 0.91, 1],
+]
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_fill_of_two_different_planes_through_a_context(screen, monkeypatch, threaded):
+    real = fragment.store_mixed_interleaved
+    taken = []
+
+    def spy(*args):
+        done = real(*args)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(fragment, "store_mixed_interleaved", spy)
+    out = {}
+    for minimum in (1 << 40, 8192):
+        monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
+        ctx = screen.context_create(threaded=threaded)
+        try:
+            rt, _ = make_target(screen, ctx, 384, 128, fmt=pipe.Format.B8G8R8A8_UNORM)
+            bind_passthrough(ctx)
+            ctx.clear(pipe.Clear.COLOR0, color=(0.3, 0.3, 0.3, 0.3))
+            out[minimum] = draw_and_read(ctx, MIXED_FILL, rt)[0]
+        finally:
+            ctx.destroy()
+        if minimum == 8192:
+            assert taken and all(taken)  # every band's rectangle
+        else:
+            assert taken == [False] * len(taken)
+            taken.clear()
+    assert np.array_equal(out[8192], out[1 << 40])
+    assert len(np.unique(out[8192].reshape(-1, 4), axis=0)) > 1000

@@ -45,6 +45,18 @@ DCL CONST[0][0]
 """
 
 
+# source-alpha blending of the colour, alpha summed "over"
+OVER = pipe.RtBlendState(
+    blend_enable=True,
+    rgb_func=pipe.BlendFunc.ADD,
+    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+    alpha_func=pipe.BlendFunc.ADD,
+    alpha_src_factor=pipe.BlendFactor.ONE,
+    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+)
+
+
 @dataclass(frozen=True)
 class SceneSpec:
     """One frame's worth of geometry and state, fully determined by ``seed``."""
@@ -151,21 +163,7 @@ class Pipeline:
             )
         )
         self.blend_opaque = ctx.create_blend_state(pipe.BlendState())
-        self.blend_alpha = ctx.create_blend_state(
-            pipe.BlendState(
-                rt=[
-                    pipe.RtBlendState(
-                        blend_enable=True,
-                        rgb_func=pipe.BlendFunc.ADD,
-                        rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-                        rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-                        alpha_func=pipe.BlendFunc.ADD,
-                        alpha_src_factor=pipe.BlendFactor.ONE,
-                        alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-                    )
-                ]
-            )
-        )
+        self.blend_alpha = ctx.create_blend_state(pipe.BlendState(rt=[OVER]))
         self.rast = ctx.create_rasterizer_state(pipe.RasterizerState())
         self.rast_cull = ctx.create_rasterizer_state(pipe.RasterizerState(cull_face=pipe.Face.BACK))
 

@@ -27,6 +27,7 @@ import workers.fragment as fragment
 from gallium import pipe
 
 from ._harness import WAIT_LIMIT_S, Deadline, Report, run_threads
+from ._scene import OVER, VS
 
 NAME = "dense_stores"
 THREADS = 4
@@ -39,30 +40,13 @@ FORMATS = (
 SIZES = ((256, 192), (320, 160), (288, 200), (384, 128))  # 64-row bands of >= 16k pixels: dense
 FRAMES_PER_THREAD = 3
 
-VS = """VERT
-DCL IN[0]
-DCL IN[1]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: END
-"""
+# the scenes' vertex shader (stress/_scene.py) and a pass-through colour
 FS = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR
   0: MOV OUT[0], IN[0]
   1: END
 """
-OVER = pipe.RtBlendState(
-    blend_enable=True,
-    rgb_func=pipe.BlendFunc.ADD,
-    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-    alpha_func=pipe.BlendFunc.ADD,
-    alpha_src_factor=pipe.BlendFactor.ONE,
-    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-)
 
 
 def _full_screen(rng: np.random.Generator, alpha: float | None = None) -> np.ndarray:

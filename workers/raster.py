@@ -212,6 +212,29 @@ def _clear_depth_stencil(
 # ----------------------------------------------------------------------------
 
 
+def _tri_ints(ts, t: int) -> tuple:
+    """Triangle ``t``'s edge terms and vertices as Python integers --
+    ``(c, dcdx, dcdy, vx, vy, bbox)``, lists of 3 (bbox 4; the vertices None
+    when the set has none) -- for the dense
+    paths' span and corner arithmetic; cached per triangle set (a pure
+    function of it: racing workers store equal lists)."""
+    cache = ts.__dict__.get("_ints")
+    if cache is None:
+        cache = ts.__dict__.setdefault("_ints", {})
+    got = cache.get(t)
+    if got is None:
+        vx, vy = (None, None) if ts.vx is None else (ts.vx[t].tolist(), ts.vy[t].tolist())
+        got = cache[t] = (
+            ts.c[t].tolist(),
+            ts.dcdx[t].tolist(),
+            ts.dcdy[t].tolist(),
+            vx,
+            vy,
+            ts.bbox[t].tolist(),
+        )
+    return got
+
+
 def _span(ts, t: int, r0: int, r1: int) -> tuple[int, int] | None:
     """Pixel columns where triangle ``t`` can cover pixels of rows r0..r1.
 
@@ -219,8 +242,7 @@ def _span(ts, t: int, r0: int, r1: int) -> tuple[int, int] | None:
     1/256-pixel coordinates the edge functions use) and the x-extent of the
     result, widened by one pixel on each side, is returned.
     """
-    xs = ts.vx[t].tolist()
-    ys = ts.vy[t].tolist()
+    _, _, _, xs, ys, _ = _tri_ints(ts, t)
     lo, hi = r0 * 256, r1 * 256
     pts: list[float] = [x for x, y in zip(xs, ys) if lo <= y <= hi]
     for a, b in ((0, 1), (1, 2), (2, 0)):
@@ -289,7 +311,7 @@ def _draw(
 def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
     """One big triangle over the band: its interior columns without a coverage
     mask, the strips either side of them with one."""
-    bx0, by0, bx1, by1 = (int(v) for v in ts.bbox[t])
+    bx0, by0, bx1, by1 = _tri_ints(ts, t)[5]
     wy0 = max(by0, y0)
     wy1 = min(by1, y1 - 1)
     if wy0 > wy1:
@@ -339,10 +361,11 @@ def _pair(ts, t: int) -> tuple[bool, int] | None:
 def _planes_same(p: np.ndarray, q: np.ndarray) -> bool:
     """Plane coefficients (3, ...) [a0, dadx, dady] that evaluate to the same
     float32 everywhere: equal (no NaN) and no constant term is -0."""
-    if not np.array_equal(p, q):
+    a, b = p.tolist(), q.tolist()
+    if a != b:  # (Python floats compare as np.array_equal: NaN never equal, -0 == 0)
         return False
-    a0 = p[0]
-    return not bool(np.any((a0 == 0) & np.signbit(a0)))
+    a0 = a[0] if isinstance(a[0], list) else [a[0]]
+    return not any(x == 0.0 and math.copysign(1.0, x) < 0.0 for x in a0)
 
 
 def _pair_uncached(ts, t: int) -> tuple[bool, int] | None:
@@ -396,7 +419,7 @@ def _dense_pair(
     u = t + 1
     rows = []
     for k in (t, u):
-        bx0, by0, bx1, by1 = ts.bbox[k].tolist()
+        bx0, by0, bx1, by1 = _tri_ints(ts, k)[5]
         ky0, ky1 = max(by0, y0), min(by1, y1 - 1)
         span = _span(ts, k, ky0, ky1) if ky0 <= ky1 else None
         if span is not None:
@@ -448,9 +471,10 @@ def _split_interior(scene, state, ts, t: int, edge: int, x0, x1, y0, y1, band) -
     on one side go to that triangle, the columns the edge crosses are shaded
     once with each pixel's own planes."""
     u = t + 1
-    c = int(ts.c[t, edge])
-    dx = int(ts.dcdx[t, edge]) << 8
-    dy = int(ts.dcdy[t, edge]) << 8
+    cs, dxs, dys = _tri_ints(ts, t)[:3]
+    c = cs[edge]
+    dx = dxs[edge] << 8
+    dy = dys[edge] << 8
     if dx == 0:
         # horizontal edge: t's rows are those where c + dy*y > 0 (a prefix or a suffix)
         ys = np.arange(y0, y1 + 1, dtype=np.int64)
@@ -549,7 +573,8 @@ def _row_span(ts, t: int, y: int) -> tuple[int, int]:
     """Covered columns [lo, hi] of row y (hi < lo when none), in Python integers:
     the same solution of ``c - dx*x + dy*y > 0`` as :func:`_row_spans`."""
     lo, hi = -(1 << 40), 1 << 40
-    for c, dx, dy in zip(ts.c[t].tolist(), ts.dcdx[t].tolist(), ts.dcdy[t].tolist()):
+    cs, dxs, dys = _tri_ints(ts, t)[:3]
+    for c, dx, dy in zip(cs, dxs, dys):
         dx <<= 8
         dy <<= 8
         a = c + dy * y
@@ -590,10 +615,11 @@ def _dense_rect_work(scene, state, ts, t: int, wx0, wx1, wy0, wy1, band: int, ed
     py = np.arange(ly0, ly1 + 1, dtype=np.int64)
     h, w = py.size, px.size
     cover = None
+    cs, dxs, dys = _tri_ints(ts, t)[:3]
     for i in range(3) if edges else ():
-        c = int(ts.c[t, i])
-        dx = int(ts.dcdx[t, i]) << 8
-        dy = int(ts.dcdy[t, i]) << 8
+        c = cs[i]
+        dx = dxs[i] << 8
+        dy = dys[i] << 8
         corners = [c - dx * x + dy * y for x in (wx0, wx1) for y in (wy0, wy1)]
         if min(corners) > 0:
             continue  # the whole write region is inside this edge

@@ -256,3 +256,14 @@ def test_planes_same_rules():
     nan = p.copy()
     nan[0, 0] = np.nan
     assert not raster._planes_same(nan, nan.copy())
+    # a (3,) plane (depth, 1/w): the same rules on its one constant term
+    z1 = np.array([0.5, 0.0, -0.0], np.float32)
+    assert raster._planes_same(z1, np.array([0.5, -0.0, 0.0], np.float32))
+    assert not raster._planes_same(z1, np.array([0.5, 0.0, 1e-30], np.float32))
+    assert not raster._planes_same(
+        np.array([-0.0, 1, 2], np.float32), np.array([-0.0, 1, 2], np.float32)
+    )
+    assert raster._planes_same(np.array([0.0, 1, 2], np.float32), np.array([0.0, 1, 2], np.float32))
+    assert not raster._planes_same(
+        np.array([np.nan, 1, 2], np.float32), np.array([np.nan, 1, 2], np.float32)
+    )

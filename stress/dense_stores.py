@@ -5,8 +5,8 @@ screen, render seeded frames into their own colour target -- RGBA8, BGRA8,
 RGBA32F or RG32F, 256x192 to 384x128 -- over and over: a clear, a full-screen
 triangle of three random corner colours (its rectangles take the interleaved
 stores -- fragment.store_planes_interleaved, or store_mixed_interleaved where
-its clipped halves' planes round differently, and store_planes_float32 where
-a float target's halves share their planes -- and drop the deferred clear),
+its clipped halves' planes round differently, and store_planes_float32 or
+store_mixed_float32 into float targets -- and drop the deferred clear),
 a few smaller pass-through triangles over it, and in some
 frames a second full-screen triangle blended over everything.  Every frame is
 compared byte for byte with the same calls on a direct context of a separate
@@ -172,9 +172,14 @@ def run(seconds: float, seed: int, threads: int = THREADS) -> Report:
         seeds = [rng.getrandbits(32) for _ in range(FRAMES_PER_THREAD)]
         plans.append((rng.choice(FORMATS), rng.choice(SIZES), seeds))
     want = _references(plans)
-    taken = {"unorm8": 0, "mixed": 0, "float": 0}
+    taken = {"unorm8": 0, "mixed": 0, "float": 0, "mixed_float": 0}
     lock = threading.Lock()
-    names = ("store_planes_interleaved", "store_mixed_interleaved", "store_planes_float32")
+    names = (
+        "store_planes_interleaved",
+        "store_mixed_interleaved",
+        "store_planes_float32",
+        "store_mixed_float32",
+    )
     real = tuple(getattr(fragment, name) for name in names)
 
     def counting(kind, fn):  # (the reference renders ran without them)

@@ -341,8 +341,12 @@ class PlaneColour:
         """The same planes over columns ``x0:x1`` of the rectangle (its own
         clamp test and uniform channels: the slice may need neither)."""
         part = PlaneColour(self.coef, self.px[x0:x1], self.py, self.scaled)
-        rows, cols, _, _ = self._scaled_lines()
-        part._lines = _lines(rows[:, x0:x1], cols)
+        if self._lines is not None:  # (else the slice computes its own: the same values)
+            rows, cols, _, _ = self._lines
+            part._lines = _lines(rows[:, x0:x1], cols)
+        if self._float_lines is not None:
+            row, col = self._float_lines
+            part._float_lines = (row[:, x0:x1], col)
         return part
 
     def uniform8(self) -> tuple[int | None, ...]:
@@ -1205,7 +1209,11 @@ def write_color(
     if isinstance(color, PlaneColour | MixedPlaneColour | PixelPlaneColour | TexelWords) and (
         target.kind != "unorm8" or src1 is not None
     ):
-        if not (type(color) is PlaneColour and target.kind == "float32" and src1 is None):
+        if not (
+            type(color) in (PlaneColour, MixedPlaneColour)
+            and target.kind == "float32"
+            and src1 is None
+        ):
             color = color.stack()  # (a float target's planes: see _write_float32)
     if alive is not None and not dense:
         sel = np.nonzero(alive)[0]
@@ -1679,6 +1687,15 @@ def store_planes_float32(view: np.ndarray, color: PlaneColour) -> bool:
     its +0 or -0 columns: a product's sum of zeros may take either sign.
     With every row term +0 or non-zero, a sum that is zero includes the +0
     of ``1 * row`` and is +0 both ways)."""
+    if not (_float_layout(view) and _float_planes_exact(color, view.shape[2])):
+        return False
+    _float_product(view, color)
+    return True
+
+
+def _float_layout(view: np.ndarray) -> bool:
+    """Whether ``view`` (h, w, C) float32 is big enough for the products and
+    its rows are runs of whole pixels, and this BLAS sums exactly."""
     h, w, nch = view.shape
     # (a one-channel target's view has a 0 stride on its channel axis)
     if h * w < INTERLEAVED_MIN_PIXELS or view.strides[1] != 4 * nch:
@@ -1687,14 +1704,24 @@ def store_planes_float32(view: np.ndarray, color: PlaneColour) -> bool:
         return False
     if not _exact:
         _check_exact()
-    if not _exact[0]:
-        return False
+    return _exact[0]
+
+
+def _float_planes_exact(color: PlaneColour, nch: int) -> bool:
+    """Whether the products give ``color``'s first ``nch`` channels the
+    stack's bits over its whole rectangle (see store_planes_float32)."""
     rows, cols = color.float_lines()
     rows, cols = rows[:nch], cols[:nch]
     if not (np.isfinite(rows).all() and np.isfinite(cols[:, (0, -1)]).all()):
         return False  # (the column terms dady*y grow with y: the ends bound them)
-    if ((rows == 0) & np.signbit(rows)).any():
-        return False
+    return not ((rows == 0) & np.signbit(rows)).any()
+
+
+def _float_product(view: np.ndarray, color: PlaneColour) -> None:
+    """The product of store_planes_float32 into ``view`` (checks passed)."""
+    h, w, nch = view.shape
+    rows, cols = color.float_lines()
+    rows, cols = rows[:nch], cols[:nch]
     vary = [c for c, d in enumerate(color.coef[2][:nch].tolist()) if d != 0.0]
     k = 1 + len(vary)
     terms = np.zeros((k, w, nch), F32)
@@ -1712,6 +1739,29 @@ def store_planes_float32(view: np.ndarray, color: PlaneColour) -> bool:
     for y0 in range(0, h, step):
         y1 = min(h, y0 + step)
         np.matmul(left[y0:y1], terms, out=out[y0:y1])
+
+
+def store_mixed_float32(view: np.ndarray, color: MixedPlaneColour) -> bool:
+    """:func:`store_planes_float32` for two triangles' planes over one
+    rectangle (a MixedPlaneColour), as :func:`store_mixed_interleaved` does
+    for UNORM8 targets: the columns wholly one triangle's take its product;
+    the columns their shared edge crosses take ``a``'s, then ``b``'s where
+    ``sel`` is not set.  Each pixel gets its own triangle's sums, the
+    stack's bits.  False (nothing written) when either plane, over the
+    whole rectangle, is not for the products."""
+    nch = view.shape[2]
+    a, b = color.a, color.b
+    if not (_float_layout(view) and _float_planes_exact(a, nch) and _float_planes_exact(b, nch)):
+        return False
+    h = view.shape[0]
+    for x0, x1, kind in color.parts:
+        if kind != 2:
+            _float_product(view[:, x0:x1], (a, b)[kind].col_slice(x0, x1))
+            continue
+        _float_product(view[:, x0:x1], a.col_slice(x0, x1))
+        other = np.empty((h, x1 - x0, nch), F32)
+        _float_product(other, b.col_slice(x0, x1))
+        np.copyto(view[:, x0:x1], other, where=~color.sel[:, x0:x1, None])
     return True
 
 
@@ -1807,14 +1857,18 @@ def store_masked(dst: np.ndarray, new: Any, mask: np.ndarray | None) -> None:
 def _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
     view = target.typed[idx]
     nch = view.shape[-1]
-    if type(color) is PlaneColour:
+    if type(color) in (PlaneColour, MixedPlaneColour):
         full = (1 << nch) - 1
         if (
             dense
             and alive is None
             and not rt.blend_enable
             and colormask & full == full
-            and store_planes_float32(view, color)
+            and (
+                store_planes_float32(view, color)
+                if type(color) is PlaneColour
+                else store_mixed_float32(view, color)
+            )
         ):
             return
         color = color.stack()

@@ -395,3 +395,86 @@ def test_a_fill_of_two_different_planes_through_a_context(screen, monkeypatch, t
             taken.clear()
     assert np.array_equal(out[8192], out[1 << 40])
     assert len(np.unique(out[8192].reshape(-1, 4), axis=0)) > 1000
+
+
+# -- two triangles' planes into a float target ------------------------------------------
+
+
+def mixed_float_colour(rng, w, h, parts):
+    """Two close float planes (as mixed_colour) split by a diagonal edge."""
+    base = float_planes(rng)
+    other = base * (1 + rng.normal(0, 1e-5, base.shape))
+    a = float_colour(base, 5, 9, w, h)
+    b = float_colour(other, 5, 9, w, h)
+    y, x = np.mgrid[0:h, 0:w]
+    sel = x * h < (h - y) * w
+    for x0, x1, kind in parts:
+        if kind != 2:
+            sel[:, x0:x1] = kind == 0
+    return fragment.MixedPlaneColour(a, b, sel, parts)
+
+
+@pytest.mark.parametrize("nch", [4, 2, 1])
+@pytest.mark.parametrize("parts", [None, "three"], ids=["all crossed", "three parts"])
+def test_mixed_float_bits_are_the_stack(nch, parts):
+    rng = np.random.default_rng(nch + 40)
+    h, w = 130, 520
+    runs = [(0, w, 2)] if parts is None else [(0, 140, 0), (140, 400, 2), (400, w, 1)]
+    colour = mixed_float_colour(rng, w, h, runs)
+    want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
+    surface = np.full((h + 3, w + 25, nch), 7.5, F32)
+    view = surface[2 : 2 + h, 11 : 11 + w]
+    assert fragment.store_mixed_float32(view, colour)
+    assert np.array_equal(view.view(np.uint32), want.view(np.uint32))  # bit for bit
+    mask = np.ones(surface.shape[:2], bool)
+    mask[2 : 2 + h, 11 : 11 + w] = False
+    assert (surface[mask] == 7.5).all()
+    # not vacuous: the planes' sums differ where the edge crosses
+    only_a = np.moveaxis(colour.a.stack()[:nch], 0, -1)
+    assert not np.array_equal(only_a.view(np.uint32), want.view(np.uint32))
+
+
+def test_mixed_float_planes_it_cannot_take_exactly_are_left_alone():
+    rng = np.random.default_rng(5)
+    for row, col, value in ((0, 2, np.nan), (1, 1, np.inf), (0, 0, -0.0)):
+        colour = mixed_float_colour(rng, 300, 100, [(0, 300, 2)])
+        colour.b.coef[row, col] = value  # b's planes only
+        if value == 0:
+            colour.b.coef[1, col] = -0.0  # a row term of -0 at x = 0 (px starts at 5: -0*5 is -0)
+        colour.b._float_lines = None
+        view = np.full((100, 300, 4), 3.0, F32)
+        with np.errstate(invalid="ignore", over="ignore"):
+            assert not fragment.store_mixed_float32(view, colour)
+        assert (view == 3.0).all()
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+@pytest.mark.parametrize("fmt", FLOAT_FORMATS, ids=lambda f: f.name)
+def test_a_fill_of_two_different_planes_into_float_targets(screen, monkeypatch, fmt, threaded):
+    real = fragment.store_mixed_float32
+    taken = []
+
+    def spy(*args):
+        done = real(*args)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(fragment, "store_mixed_float32", spy)
+    out = {}
+    for minimum in (1 << 40, 8192):
+        monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
+        ctx = screen.context_create(threaded=threaded)
+        try:
+            rt, _ = make_target(screen, ctx, 384, 128, fmt=fmt)
+            bind_passthrough(ctx)
+            ctx.clear(pipe.Clear.COLOR0, color=(0.3, 0.3, 0.3, 0.3))
+            out[minimum] = draw_and_read(ctx, MIXED_FILL, rt)[0]
+        finally:
+            ctx.destroy()
+        if minimum == 8192:
+            assert taken and all(taken)  # every band's rectangle
+        else:
+            assert taken == [False] * len(taken)
+            taken.clear()
+    assert out[8192].tobytes() == out[1 << 40].tobytes()
+    assert len(np.unique(np.frombuffer(out[8192].tobytes(), F32))) > 1000

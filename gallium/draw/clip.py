@@ -500,13 +500,23 @@ def _lerps_few(t: list, a: list, b: list) -> list:
     return _rl([x + y for x, y in zip(a, m)])
 
 
+# the active planes' float32 coefficients as lists, per plane table (draws
+# clip against the same few tables; read-only lists)
+_PLANE_LISTS: dict[tuple, list] = {}
+
+
 def _clip_few(
     pos, win, oow, attrs, tris, prim_ids, planes, active, interp, flatshade_first, scale, translate
 ) -> ClippedGeometry:
     """clip_triangles for a few triangles (see FEW_TRIANGLES): the clip masks,
     the walk around each polygon plane by plane, the new vertices, the fans
     and the renumbering of :func:`_clip_polygons`, vertex by vertex."""
-    P = planes[list(active)].astype(F32, copy=False).tolist()
+    key = (planes.tobytes(), tuple(active))
+    P = _PLANE_LISTS.get(key)
+    if P is None:
+        if len(_PLANE_LISTS) >= 64:
+            _PLANE_LISTS.clear()
+        P = _PLANE_LISTS[key] = planes[list(active)].astype(F32, copy=False).tolist()
     V = pos.tolist()
     nv = len(V)
     dist = _dots_few(V, P)  # per active plane, per vertex
@@ -552,35 +562,47 @@ def _clip_few(
         (t, out, in) triples, in order (each step rounded for all at once)."""
         po = [pos_of(o) for _, o, _ in pending]
         pi = [pos_of(i) for _, _, i in pending]
-        t4 = [t for t, _, _ in pending for _ in range(4)]
-        flat_p = _lerps_few(t4, [x for v in po for x in v], [x for v in pi for x in v])
-        ps = [flat_p[4 * i : 4 * i + 4] for i in range(len(pending))]
+        # the position and the perspective inputs interpolate with the clip t:
+        # one lerp for all of them (elementwise: the same roundings)
+        m = 4 + 4 * len(persp)
+        a_all: list = []
+        b_all: list = []
+        for (_, o, i), a, b in zip(pending, po, pi):
+            a_all += a
+            b_all += b
+            if persp:
+                ao, ai = attr_of(o), attr_of(i)
+                for k in persp:
+                    a_all += ao[k]
+                    b_all += ai[k]
+        vals = _lerps_few([t for t, _, _ in pending for _ in range(m)], a_all, b_all)
+        ps = [vals[m * j : m * j + 4] for j in range(len(pending))]
         w_oow = [_div(1.0, p[3]) for p in ps]
         w = _rl([p[c] * o for p, o in zip(ps, w_oow) for c in range(3)])
         w = _rl([w[3 * i + c] * scale_v[c] for i in range(len(ps)) for c in range(3)])
         w = _rl([w[3 * i + c] + trans_v[c] for i in range(len(ps)) for c in range(3)])
         attrs_new = [[list(slot) for slot in attr_of(o)] for _, o, _ in pending]
-        for slots, linear in ((persp, False), (lin, True)):
-            if not slots:
-                continue
+        for j, attr in enumerate(attrs_new):
+            for q, k in enumerate(persp):
+                attr[k] = vals[m * j + 4 + 4 * q : m * j + 8 + 4 * q]
+        if lin:
             ts = []
             for (t, _, _), a, b, p in zip(pending, po, pi, ps):
-                if linear:  # the screen-space t of the first of x, y that differs
-                    for k in (0, 1):
-                        if b[k] != a[k]:
-                            in_c, out_c = _div(b[k], b[3]), _div(a[k], a[3])
-                            dst_c = _div(p[k], p[3])
-                            t = _div(_r(dst_c - out_c), _r(in_c - out_c))
-                            break
+                for k in (0, 1):  # the screen-space t of the first of x, y that differs
+                    if b[k] != a[k]:
+                        in_c, out_c = _div(b[k], b[3]), _div(a[k], a[3])
+                        dst_c = _div(p[k], p[3])
+                        t = _div(_r(dst_c - out_c), _r(in_c - out_c))
+                        break
                 ts.append(t)
-            n4 = 4 * len(slots)
+            n4 = 4 * len(lin)
             vals = _lerps_few(
                 [t for t in ts for _ in range(n4)],
-                [x for _, o, _ in pending for k in slots for x in attr_of(o)[k]],
-                [x for _, _, i in pending for k in slots for x in attr_of(i)[k]],
+                [x for _, o, _ in pending for k in lin for x in attr_of(o)[k]],
+                [x for _, _, i in pending for k in lin for x in attr_of(i)[k]],
             )
             for j, attr in enumerate(attrs_new):
-                for q, k in enumerate(slots):
+                for q, k in enumerate(lin):
                     attr[k] = vals[j * n4 + 4 * q : j * n4 + 4 * q + 4]
         new_pos.extend(ps)
         new_win.extend(w[3 * i : 3 * i + 3] for i in range(len(ps)))
@@ -654,14 +676,18 @@ def _clip_few(
     sel = [v - nv for v in used]
     plain_idx = [i for i, ok in enumerate(plain) if ok]
     keys = plain_idx + fan_src
-    order = np.argsort(np.array(keys, np.int64), kind="stable")
     fan_arr = np.array(fan, np.int64).reshape(-1, 3)
+    out_tris = np.concatenate([tris[plain_idx], fan_arr]) if plain_idx else fan_arr
+    out_prims = np.concatenate([prim_ids[plain_idx], prim_ids[fan_src]])
+    if keys != sorted(keys):  # (a stable sort of sorted keys moves nothing)
+        order = np.argsort(np.array(keys, np.int64), kind="stable")
+        out_tris, out_prims = out_tris[order], out_prims[order]
     ns = len(sel)
     return ClippedGeometry(
         np.concatenate([pos, np.array([new_pos[i] for i in sel], F32).reshape(ns, 4)]),
         np.concatenate([win, np.array([new_win[i] for i in sel], F32).reshape(ns, 3)]),
         np.concatenate([oow, np.array([new_oow[i] for i in sel], F32)]),
         np.concatenate([attrs, np.array([new_attr[i] for i in sel], F32).reshape(ns, k, 4)]),
-        np.concatenate([tris[plain_idx], fan_arr])[order],
-        np.concatenate([prim_ids[plain_idx], prim_ids[fan_src]])[order],
+        out_tris,
+        out_prims,
     )

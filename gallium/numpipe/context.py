@@ -1568,14 +1568,22 @@ class NumpipeContext:
         from ..tgsi.compiler import ExecEnv
 
         n = vids.size
-        sysvals = {
-            "VERTEXID": _sv_int(vids),
-            "VERTEXID_NOBASE": _sv_int(vids - (info.index_bias if info.index_size else 0)),
-            "INSTANCEID": _sv_int(iids),
-            "BASEVERTEX": _sv_int(np.full(n, info.index_bias if info.index_size else info.start)),
-            "BASEINSTANCE": _sv_int(np.full(n, info.start_instance)),
-            "DRAWID": _sv_int(np.full(n, info.drawid)),
-        }
+        # the system values the shader declares (most declare none)
+        sysvals = {}
+        for name in set(vs.kernel.system_value_decls.values()):
+            if name == "VERTEXID":
+                sysvals[name] = _sv_int(vids)
+            elif name == "VERTEXID_NOBASE":
+                sysvals[name] = _sv_int(vids - (info.index_bias if info.index_size else 0))
+            elif name == "INSTANCEID":
+                sysvals[name] = _sv_int(iids)
+            elif name == "BASEVERTEX":
+                base = info.index_bias if info.index_size else info.start
+                sysvals[name] = _sv_int(np.full(n, base))
+            elif name == "BASEINSTANCE":
+                sysvals[name] = _sv_int(np.full(n, info.start_instance))
+            elif name == "DRAWID":
+                sysvals[name] = _sv_int(np.full(n, info.drawid))
         res = vs.kernel(
             ExecEnv(
                 n=n,

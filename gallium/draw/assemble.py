@@ -63,10 +63,10 @@ def _segments(n: int, cuts: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _one_sequence(mode: Prim, base: int, count: int, first: bool) -> np.ndarray:
-    i = np.arange(count, dtype=np.int64)
     if mode == Prim.TRIANGLES:
         m = count // 3
-        return base + np.arange(m * 3, dtype=np.int64).reshape(m, 3)
+        return np.arange(base, base + m * 3, dtype=np.int64).reshape(m, 3)
+    i = np.arange(count, dtype=np.int64)
     if mode == Prim.TRIANGLE_STRIP:
         k = i[: max(count - 2, 0)]
         odd = k & 1
@@ -136,4 +136,6 @@ def triangles(
         prim_base += t.shape[0] // per_prim
     if not parts:
         return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
+    if len(parts) == 1:  # (no restart cut: most draws)
+        return parts[0], prim_ids[0]
     return np.concatenate(parts), np.concatenate(prim_ids)

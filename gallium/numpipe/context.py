@@ -29,6 +29,7 @@ worker is kept with its scene and raised at the context's next sync point
 from __future__ import annotations
 
 import copy
+import dataclasses
 import numbers
 import threading
 import time
@@ -169,6 +170,19 @@ class _CheckedDrawInfo(DrawInfo):
     __slots__ = ()
 
 
+_DRAW_FIELDS = tuple(f.name for f in dataclasses.fields(DrawInfo))
+_DRAW_U32_FIELDS = (
+    "start",
+    "count",
+    "instance_count",
+    "start_instance",
+    "drawid",
+    "restart_index",
+    "min_index",
+    "max_index",
+)
+
+
 def check_draw_info(info: Any) -> DrawInfo:
     """Validate a DrawInfo's fields; return a copy holding plain ints and bools.
 
@@ -184,12 +198,16 @@ def check_draw_info(info: Any) -> DrawInfo:
         raise UnsupportedError("indirect draws are not implemented by numpipe yet")
     if info.count_from_stream_output is not None:
         raise UnsupportedError("draw_auto (count_from_stream_output) is not implemented yet")
-    out = copy.copy(info)
-    out.mode = _enum("info.mode", Prim, check_int("info.mode", info.mode))
-    for name in ("start", "count", "instance_count", "start_instance", "drawid"):
-        setattr(out, name, check_int(f"info.{name}", getattr(info, name), 0, _U32))
-    for name in ("restart_index", "min_index", "max_index"):
-        setattr(out, name, check_int(f"info.{name}", getattr(info, name), 0, _U32))
+    out = _CheckedDrawInfo.__new__(_CheckedDrawInfo)
+    for name in _DRAW_FIELDS:
+        setattr(out, name, getattr(info, name))
+    mode = info.mode
+    if type(mode) is not Prim:
+        out.mode = _enum("info.mode", Prim, check_int("info.mode", mode))
+    for name in _DRAW_U32_FIELDS:
+        v = getattr(info, name)
+        if type(v) is not int or not 0 <= v <= _U32:  # (the common case needs no call)
+            setattr(out, name, check_int(f"info.{name}", v, 0, _U32))
     out.index_bias = check_int("info.index_bias", info.index_bias, -(2**31), 2**31 - 1)
     out.vertices_per_patch = check_int("info.vertices_per_patch", info.vertices_per_patch, 0)
     out.index_size = check_int("info.index_size", info.index_size)
@@ -199,7 +217,6 @@ def check_draw_info(info: Any) -> DrawInfo:
         raise bad_value("info.index", "must be set when index_size is non-zero")
     out.primitive_restart = bool(check_int("info.primitive_restart", info.primitive_restart, 0, 1))
     out.has_user_indices = bool(check_int("info.has_user_indices", info.has_user_indices, 0, 1))
-    out.__class__ = _CheckedDrawInfo
     return out
 
 

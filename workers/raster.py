@@ -532,15 +532,7 @@ def _dense_mixed_rect(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band,
     u = t + 1
     px = np.arange(x0, x1 + 1, dtype=np.int64)
     py = np.arange(y0, y1 + 1, dtype=np.int64)
-    if parts is None:
-        on_t = ((c - dx * px)[None, :] + (dy * py)[:, None]) > 0
-    else:
-        on_t = np.empty((py.size, px.size), bool)
-        for p0, p1, kind in parts:
-            if kind == 2:
-                on_t[:, p0:p1] = ((c - dx * px[p0:p1])[None, :] + (dy * py)[:, None]) > 0
-            else:
-                on_t[:, p0:p1] = kind == 0
+    on_t, counts = _edge_sides(c, dx, dy, px, py, parts)
     outputs = {}
     for reg, slot in state.passthrough.items():
         table = _unorm8_table(ts, slot)
@@ -549,6 +541,8 @@ def _dense_mixed_rect(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band,
             PlaneColour(ts.inputs[u, slot], px, py, table[u]),
             on_t,
             parts,
+            dx > 0,  # (t covers x below the edge's crossing: c - dx*x + dy*y > 0)
+            counts,
         )
     z: object = F32(0.0)
     if scene.zsbuf is not None and state.depth_enabled:
@@ -567,6 +561,35 @@ def _dense_mixed_rect(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band,
         bool(ts.facing[t]),
         band,
     )
+
+
+def _edge_sides(c: int, dx: int, dy: int, px, py, parts) -> tuple[np.ndarray, dict]:
+    """Where ``c - dx*x + dy*y > 0`` (an edge function in 1/256 pixels,
+    ``dx`` not 0) over the columns ``px`` x rows ``py``: the (h, w) mask, and
+    for each crossed run of ``parts`` (kind 2; None: all columns crossed)
+    each row's count of pixels inside, keyed by the run's (first, end)
+    columns.  The inside of a row is one run of columns, below a bound when
+    dx > 0 and above one when dx < 0: solved per row in integers (the
+    inequality's own arithmetic) instead of evaluated at every pixel in
+    int64 (~0.3 ms for a 512x1024 band)."""
+    h, w = py.size, px.size
+    lim = c + dy * py  # (h,): inside where dx*x < lim
+    on_t = np.empty((h, w), bool)
+    counts = {}
+    for p0, p1, kind in [(0, w, 2)] if parts is None else parts:
+        if kind != 2:
+            on_t[:, p0:p1] = kind == 0
+            continue
+        n = p1 - p0
+        cols = np.arange(n, dtype=np.int64)
+        if dx > 0:  # x <= (lim - 1) // dx
+            cnt = np.clip((lim - 1) // dx - int(px[p0]) + 1, 0, n)
+            on_t[:, p0:p1] = cols[None, :] < cnt[:, None]
+        else:  # x >= (-lim) // -dx + 1
+            cnt = np.clip(int(px[p1 - 1]) - ((-lim) // -dx + 1) + 1, 0, n)
+            on_t[:, p0:p1] = cols[None, :] >= (n - cnt)[:, None]
+        counts[p0, p1] = cnt
+    return on_t, counts
 
 
 def _row_span(ts, t: int, y: int) -> tuple[int, int]:

@@ -12,6 +12,7 @@ import pytest
 from helpers import bind_passthrough, draw_and_read, make_target
 
 import workers.fragment as fragment
+import workers.raster as raster
 from gallium import pipe
 
 F32 = np.float32
@@ -478,3 +479,93 @@ def test_a_fill_of_two_different_planes_into_float_targets(screen, monkeypatch, 
             taken.clear()
     assert out[8192].tobytes() == out[1 << 40].tobytes()
     assert len(np.unique(np.frombuffer(out[8192].tobytes(), F32))) > 1000
+
+
+# -- a half-plane's two sides: each row's own columns, strip by strip ------------------
+
+
+def edge_case(rng, w, h, steep):
+    """A shared edge across a w x h rectangle at (5, 9): (c, dx, dy) of
+    ``c - dx*x + dy*y > 0`` (1/256-pixel units, either direction), crossing
+    every row (steep: a few columns a strip) or leaving rows wholly one side."""
+    dx = int(rng.integers(200, 3000)) * int(rng.choice([-1, 1]))
+    dy = int(rng.integers(1, 3000)) * int(rng.choice([-1, 1]))
+    if steep:
+        dy = dy // 40 or 1
+    xm, ym = 5 + w // 2, 9 + h // 2  # the edge through the middle, give or take
+    c = dx * xm - dy * ym + int(rng.integers(-5000, 5000))
+    return c, dx, dy
+
+
+def edge_mixed(colour_a, colour_b, c, dx, dy, w, h, parts, with_counts):
+    px = np.arange(5, 5 + w, dtype=np.int64)
+    py = np.arange(9, 9 + h, dtype=np.int64)
+    sel, counts = raster._edge_sides(c, dx, dy, px, py, parts)
+    return fragment.MixedPlaneColour(
+        colour_a, colour_b, sel, parts, dx > 0, counts if with_counts else None
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_edge_sides_are_the_edge_function(seed):
+    rng = np.random.default_rng(seed)
+    w, h = int(rng.integers(40, 300)), int(rng.integers(10, 150))
+    c, dx, dy = edge_case(rng, w, h, seed % 2 == 0)
+    px = np.arange(5, 5 + w, dtype=np.int64)
+    py = np.arange(9, 9 + h, dtype=np.int64)
+    want = ((c - dx * px)[None, :] + (dy * py)[:, None]) > 0
+    parts = [None, [(0, w // 3, 0), (w // 3, w - 7, 2), (w - 7, w, 1)]][seed % 2]
+    sel, counts = raster._edge_sides(c, dx, dy, px, py, parts)
+    for p0, p1, kind in [(0, w, 2)] if parts is None else parts:
+        if kind == 2:
+            assert np.array_equal(sel[:, p0:p1], want[:, p0:p1])
+            assert counts[p0, p1].tolist() == want[:, p0:p1].sum(1).tolist()
+        else:
+            assert (sel[:, p0:p1] == (kind == 0)).all()
+    assert 0 < want.sum() < want.size  # the edge crosses the rectangle
+
+
+@pytest.mark.parametrize("steep", [True, False], ids=["steep", "shallow"])
+@pytest.mark.parametrize("seed", range(4))
+def test_half_plane_mixed_stores_are_the_channel_stores(seed, steep):
+    rng = np.random.default_rng(seed + 90)
+    h, w = 101, 530  # (not whole strips of MIXED_STRIP_ROWS)
+    perm = PERMS[seed]
+    c, dx, dy = edge_case(rng, w, h, steep)
+    parts = [None, [(0, 90, 0), (90, 470, 2), (470, w, 1)]][seed % 2]
+    base = np.array(
+        [rng.uniform(40, 200, 4), rng.uniform(-0.05, 0.05, 4), rng.uniform(-0.05, 0.05, 4)]
+    )
+    a = plane_colour(base, 5, 9, w, h)
+    b = plane_colour(base + rng.normal(0, 1e-4, base.shape), 5, 9, w, h)
+    for with_counts in (True, False):
+        colour = edge_mixed(a, b, c, dx, dy, w, h, parts, with_counts)
+        want = np.zeros((h, w, 4), np.uint8)
+        for ch in range(4):
+            colour.store_unorm8(ch, want[..., perm[ch]])
+        surface = np.full((h + 2, w + 40, 4), 7, np.uint8)
+        pixels = surface[1 : 1 + h, 30 : 30 + w]
+        assert fragment.store_mixed_interleaved(
+            pixels, pixels.view(np.uint32)[..., 0], colour, perm
+        )
+        assert np.array_equal(pixels, want)
+        mask = np.ones(surface.shape[:2], bool)
+        mask[1 : 1 + h, 30 : 30 + w] = False
+        assert (surface[mask] == 7).all()
+        only_a = np.zeros_like(want)
+        for ch in range(4):
+            a.store_unorm8(ch, only_a[..., perm[ch]])
+        assert not np.array_equal(only_a, want)  # (b's pixels are in it)
+    # float targets: the stack's bits
+    fa = float_colour(float_planes(rng), 5, 9, w, h)
+    fb = float_colour(fa.coef * (1 + rng.normal(0, 1e-5, (3, 4))), 5, 9, w, h)
+    for nch in (4, 2):
+        colour = edge_mixed(fa, fb, c, dx, dy, w, h, parts, True)
+        want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
+        surface = np.full((h + 3, w + 25, nch), 7.5, F32)
+        view = surface[2 : 2 + h, 11 : 11 + w]
+        assert fragment.store_mixed_float32(view, colour)
+        assert np.array_equal(view.view(np.uint32), want.view(np.uint32))
+        mask = np.ones(surface.shape[:2], bool)
+        mask[2 : 2 + h, 11 : 11 + w] = False
+        assert (surface[mask] == 7.5).all()

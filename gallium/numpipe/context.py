@@ -220,23 +220,31 @@ def check_draw_info(info: Any) -> DrawInfo:
     return out
 
 
+# PIPE_CLEAR_* bits as plain ints (a Flag's & and | build enum members: ~1-2 us each)
+_CLEAR_ALL = int(Clear.COLOR | Clear.DEPTHSTENCIL)
+_CLEAR_COLOR = int(Clear.COLOR)
+_CLEAR_COLOR0 = int(Clear.COLOR0)
+_CLEAR_DEPTH = int(Clear.DEPTH)
+_CLEAR_STENCIL = int(Clear.STENCIL)
+
+
 def check_clear(buffers: Any, color: Any, depth: Any, stencil: Any) -> tuple:
     """Validate clear()'s arguments: (bits, colour tuple or None, depth, stencil)."""
     bits = check_int("buffers", buffers)
-    if bits & ~int(Clear.COLOR | Clear.DEPTHSTENCIL):
+    if bits & ~_CLEAR_ALL:
         raise bad_value("buffers", "has bits that are not PIPE_CLEAR_* flags", hex(bits))
     col = None
-    if bits & int(Clear.COLOR):
+    if bits & _CLEAR_COLOR:
         if color is None:
             raise bad_value("color", "is required when clearing colour buffers")
         col = check_numbers("color", color, 4)
     d = 1.0
-    if bits & Clear.DEPTH:
-        d = check_numbers("depth", (depth,), 1)[0]
+    if bits & _CLEAR_DEPTH:
+        d = depth if type(depth) is float else check_numbers("depth", (depth,), 1)[0]
         if not 0.0 <= d <= 1.0:
             raise bad_value("depth", "must be in [0, 1]", depth)
     # an unsigned value of which the stencil buffer keeps the low 8 bits (as Mesa masks it)
-    st = check_int("stencil", stencil, 0, _U32) & 0xFF if bits & Clear.STENCIL else 0
+    st = check_int("stencil", stencil, 0, _U32) & 0xFF if bits & _CLEAR_STENCIL else 0
     return bits, col, d, st
 
 
@@ -1138,7 +1146,7 @@ class NumpipeContext:
         scene = self._current_scene()
         colors = []
         for i, target in enumerate(scene.cbufs):
-            if target is None or not bits & (int(Clear.COLOR0) << i):
+            if target is None or not bits & (_CLEAR_COLOR0 << i):
                 continue
             from workers.fragment import pack_clear_color
 
@@ -1147,11 +1155,11 @@ class NumpipeContext:
         sval = None
         keep = 0
         zs = scene.zsbuf
-        if zs is not None and bits & int(Clear.DEPTHSTENCIL):
+        if zs is not None and bits & (_CLEAR_DEPTH | _CLEAR_STENCIL):
             layout = zs.layout
-            if bits & Clear.DEPTH and layout.z_bits:
+            if bits & _CLEAR_DEPTH and layout.z_bits:
                 depth_word = _clear_depth_word(layout, depth)
-            if bits & Clear.STENCIL and layout.s_bits:
+            if bits & _CLEAR_STENCIL and layout.s_bits:
                 sval = int(stencil) & 0xFF
             if not layout.z_float and not layout.split:
                 if depth_word is None and layout.z_bits:

@@ -559,7 +559,7 @@ def test_half_plane_mixed_stores_are_the_channel_stores(seed, steep):
     # float targets: the stack's bits
     fa = float_colour(float_planes(rng), 5, 9, w, h)
     fb = float_colour(fa.coef * (1 + rng.normal(0, 1e-5, (3, 4))), 5, 9, w, h)
-    for nch in (4, 2):
+    for nch in (4, 2, 1):
         colour = edge_mixed(fa, fb, c, dx, dy, w, h, parts, True)
         want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
         surface = np.full((h + 3, w + 25, nch), 7.5, F32)

@@ -40,6 +40,38 @@ def channel_stores(colour, shape, perm):
     return out
 
 
+def mixed_stored_unorm8(colour, perm) -> np.ndarray:
+    """store_mixed_interleaved of ``colour`` into a rectangle of a wider,
+    taller surface: asserts it is taken, gives the channel stores' bytes and
+    leaves the surface around it alone; returns those bytes."""
+    h, w = colour.sel.shape
+    want = channel_stores(colour, (h, w, 4), perm)
+    surface = np.full((h + 2, w + 40, 4), 7, np.uint8)
+    pixels = surface[1 : 1 + h, 30 : 30 + w]
+    assert fragment.store_mixed_interleaved(pixels, pixels.view(np.uint32)[..., 0], colour, perm)
+    assert np.array_equal(pixels, want)
+    mask = np.ones(surface.shape[:2], bool)
+    mask[1 : 1 + h, 30 : 30 + w] = False
+    assert (surface[mask] == 7).all()
+    return want
+
+
+def stored_float(store, colour, nch: int) -> np.ndarray:
+    """``store(view, colour)`` into an (h, w, nch) rectangle of a wider,
+    taller float32 surface: asserts it is taken, gives the stack's bits and
+    leaves the surface around it alone; returns the stack's values."""
+    h, w = colour.shape[1:]
+    want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
+    surface = np.full((h + 4, w + 30, nch), 7.5, F32)  # a row pitch wider than the rectangle
+    view = surface[1 : 1 + h, 20 : 20 + w]
+    assert store(view, colour)
+    assert np.array_equal(view.view(np.uint32), want.view(np.uint32))  # bit for bit
+    mask = np.ones(surface.shape[:2], bool)
+    mask[1 : 1 + h, 20 : 20 + w] = False
+    assert (surface[mask] == 7.5).all()
+    return want
+
+
 def tricky_planes(rng):
     """Planes whose sums land within a few float32 steps of whole numbers all
     over the rectangle: a0' just below an integer, dadx' a whole number of
@@ -229,16 +261,8 @@ def float_planes(rng):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_float_interleaved_bits_are_the_stack(nch, seed):
     coef = float_planes(np.random.default_rng(seed))
-    h, w = 150, 700
-    colour = float_colour(coef, 13, 29, w, h)
-    want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
-    surface = np.full((h + 4, w + 30, nch), 7.5, F32)  # a row pitch wider than the rectangle
-    view = surface[1 : 1 + h, 20 : 20 + w]
-    assert fragment.store_planes_float32(view, colour)
-    assert np.array_equal(view.view(np.uint32), want.view(np.uint32))  # bit for bit
-    mask = np.ones(surface.shape[:2], bool)
-    mask[1 : 1 + h, 20 : 20 + w] = False
-    assert (surface[mask] == 7.5).all()
+    colour = float_colour(coef, 13, 29, 700, 150)
+    want = stored_float(fragment.store_planes_float32, colour, nch)
     assert len(np.unique(want[..., 0])) > 1000
 
 
@@ -329,22 +353,9 @@ def test_mixed_interleaved_bytes_are_the_channel_stores(perm, parts):
     h, w = 140, 600
     runs = [(0, w, 2)] if parts is None else [(0, 150, 0), (150, 420, 2), (420, w, 1)]
     colour = mixed_colour(rng, w, h, runs)
-    want = np.zeros((h, w, 4), np.uint8)
-    for c in range(4):
-        colour.store_unorm8(c, want[..., perm[c]])
-    surface = np.full((h + 2, w + 40, 4), 7, np.uint8)
-    pixels = surface[1 : 1 + h, 30 : 30 + w]
-    words = pixels.view(np.uint32)[..., 0]
-    assert fragment.store_mixed_interleaved(pixels, words, colour, perm)
-    assert np.array_equal(pixels, want)
-    mask = np.ones(surface.shape[:2], bool)
-    mask[1 : 1 + h, 30 : 30 + w] = False
-    assert (surface[mask] == 7).all()
+    want = mixed_stored_unorm8(colour, perm)
     # not vacuous: both planes' bytes are in the result, and they differ somewhere
-    only_a = np.zeros_like(want)
-    for c in range(4):
-        colour.a.store_unorm8(c, only_a[..., perm[c]])
-    assert not np.array_equal(only_a, want)
+    assert not np.array_equal(channel_stores(colour.a, want.shape, perm), want)
 
 
 def test_mixed_planes_needing_a_clamp_are_left_to_the_channel_stores():
@@ -367,9 +378,11 @@ MIXED_FILL = [
 ]
 
 
-@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
-def test_a_fill_of_two_different_planes_through_a_context(screen, monkeypatch, threaded):
-    real = fragment.store_mixed_interleaved
+def mixed_fill(screen, monkeypatch, store: str, fmt, threaded: bool) -> bytes:
+    """MIXED_FILL on a 384x128 ``fmt`` target with the channel stores and with
+    ``store`` (a fragment function, spied on): asserts that every band's
+    rectangle took ``store`` and that both give the same bytes; returns them."""
+    real = getattr(fragment, store)
     taken = []
 
     def spy(*args):
@@ -377,13 +390,13 @@ def test_a_fill_of_two_different_planes_through_a_context(screen, monkeypatch, t
         taken.append(done)
         return done
 
-    monkeypatch.setattr(fragment, "store_mixed_interleaved", spy)
+    monkeypatch.setattr(fragment, store, spy)
     out = {}
     for minimum in (1 << 40, 8192):
         monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
         ctx = screen.context_create(threaded=threaded)
         try:
-            rt, _ = make_target(screen, ctx, 384, 128, fmt=pipe.Format.B8G8R8A8_UNORM)
+            rt, _ = make_target(screen, ctx, 384, 128, fmt=fmt)
             bind_passthrough(ctx)
             ctx.clear(pipe.Clear.COLOR0, color=(0.3, 0.3, 0.3, 0.3))
             out[minimum] = draw_and_read(ctx, MIXED_FILL, rt)[0]
@@ -394,8 +407,16 @@ def test_a_fill_of_two_different_planes_through_a_context(screen, monkeypatch, t
         else:
             assert taken == [False] * len(taken)
             taken.clear()
-    assert np.array_equal(out[8192], out[1 << 40])
-    assert len(np.unique(out[8192].reshape(-1, 4), axis=0)) > 1000
+    assert out[8192].tobytes() == out[1 << 40].tobytes()
+    return out[8192].tobytes()
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_fill_of_two_different_planes_through_a_context(screen, monkeypatch, threaded):
+    got = mixed_fill(
+        screen, monkeypatch, "store_mixed_interleaved", pipe.Format.B8G8R8A8_UNORM, threaded
+    )
+    assert len(np.unique(np.frombuffer(got, np.uint32))) > 1000
 
 
 # -- two triangles' planes into a float target ------------------------------------------
@@ -422,14 +443,7 @@ def test_mixed_float_bits_are_the_stack(nch, parts):
     h, w = 130, 520
     runs = [(0, w, 2)] if parts is None else [(0, 140, 0), (140, 400, 2), (400, w, 1)]
     colour = mixed_float_colour(rng, w, h, runs)
-    want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
-    surface = np.full((h + 3, w + 25, nch), 7.5, F32)
-    view = surface[2 : 2 + h, 11 : 11 + w]
-    assert fragment.store_mixed_float32(view, colour)
-    assert np.array_equal(view.view(np.uint32), want.view(np.uint32))  # bit for bit
-    mask = np.ones(surface.shape[:2], bool)
-    mask[2 : 2 + h, 11 : 11 + w] = False
-    assert (surface[mask] == 7.5).all()
+    want = stored_float(fragment.store_mixed_float32, colour, nch)
     # not vacuous: the planes' sums differ where the edge crosses
     only_a = np.moveaxis(colour.a.stack()[:nch], 0, -1)
     assert not np.array_equal(only_a.view(np.uint32), want.view(np.uint32))
@@ -452,33 +466,8 @@ def test_mixed_float_planes_it_cannot_take_exactly_are_left_alone():
 @pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
 @pytest.mark.parametrize("fmt", FLOAT_FORMATS, ids=lambda f: f.name)
 def test_a_fill_of_two_different_planes_into_float_targets(screen, monkeypatch, fmt, threaded):
-    real = fragment.store_mixed_float32
-    taken = []
-
-    def spy(*args):
-        done = real(*args)
-        taken.append(done)
-        return done
-
-    monkeypatch.setattr(fragment, "store_mixed_float32", spy)
-    out = {}
-    for minimum in (1 << 40, 8192):
-        monkeypatch.setattr(fragment, "INTERLEAVED_MIN_PIXELS", minimum)
-        ctx = screen.context_create(threaded=threaded)
-        try:
-            rt, _ = make_target(screen, ctx, 384, 128, fmt=fmt)
-            bind_passthrough(ctx)
-            ctx.clear(pipe.Clear.COLOR0, color=(0.3, 0.3, 0.3, 0.3))
-            out[minimum] = draw_and_read(ctx, MIXED_FILL, rt)[0]
-        finally:
-            ctx.destroy()
-        if minimum == 8192:
-            assert taken and all(taken)  # every band's rectangle
-        else:
-            assert taken == [False] * len(taken)
-            taken.clear()
-    assert out[8192].tobytes() == out[1 << 40].tobytes()
-    assert len(np.unique(np.frombuffer(out[8192].tobytes(), F32))) > 1000
+    got = mixed_fill(screen, monkeypatch, "store_mixed_float32", fmt, threaded)
+    assert len(np.unique(np.frombuffer(got, F32))) > 1000
 
 
 # -- a half-plane's two sides: each row's own columns, strip by strip ------------------
@@ -540,32 +529,11 @@ def test_half_plane_mixed_stores_are_the_channel_stores(seed, steep):
     b = plane_colour(base + rng.normal(0, 1e-4, base.shape), 5, 9, w, h)
     for with_counts in (True, False):
         colour = edge_mixed(a, b, c, dx, dy, w, h, parts, with_counts)
-        want = np.zeros((h, w, 4), np.uint8)
-        for ch in range(4):
-            colour.store_unorm8(ch, want[..., perm[ch]])
-        surface = np.full((h + 2, w + 40, 4), 7, np.uint8)
-        pixels = surface[1 : 1 + h, 30 : 30 + w]
-        assert fragment.store_mixed_interleaved(
-            pixels, pixels.view(np.uint32)[..., 0], colour, perm
-        )
-        assert np.array_equal(pixels, want)
-        mask = np.ones(surface.shape[:2], bool)
-        mask[1 : 1 + h, 30 : 30 + w] = False
-        assert (surface[mask] == 7).all()
-        only_a = np.zeros_like(want)
-        for ch in range(4):
-            a.store_unorm8(ch, only_a[..., perm[ch]])
-        assert not np.array_equal(only_a, want)  # (b's pixels are in it)
+        want = mixed_stored_unorm8(colour, perm)
+        assert not np.array_equal(channel_stores(a, want.shape, perm), want)  # (b's pixels)
     # float targets: the stack's bits
     fa = float_colour(float_planes(rng), 5, 9, w, h)
     fb = float_colour(fa.coef * (1 + rng.normal(0, 1e-5, (3, 4))), 5, 9, w, h)
     for nch in (4, 2, 1):
         colour = edge_mixed(fa, fb, c, dx, dy, w, h, parts, True)
-        want = np.moveaxis(colour.stack()[:nch], 0, -1).copy()
-        surface = np.full((h + 3, w + 25, nch), 7.5, F32)
-        view = surface[2 : 2 + h, 11 : 11 + w]
-        assert fragment.store_mixed_float32(view, colour)
-        assert np.array_equal(view.view(np.uint32), want.view(np.uint32))
-        mask = np.ones(surface.shape[:2], bool)
-        mask[2 : 2 + h, 11 : 11 + w] = False
-        assert (surface[mask] == 7.5).all()
+        stored_float(fragment.store_mixed_float32, colour, nch)

@@ -215,9 +215,9 @@ def _clear_depth_stencil(
 def _tri_ints(ts, t: int) -> tuple:
     """Triangle ``t``'s edge terms and vertices as Python integers --
     ``(c, dcdx, dcdy, vx, vy, bbox)``, lists of 3 (bbox 4; the vertices None
-    when the set has none) -- for the dense
-    paths' span and corner arithmetic; cached per triangle set (a pure
-    function of it: racing workers store equal lists)."""
+    when the set has none) -- for the dense paths' span and corner
+    arithmetic; cached per triangle set (a pure function of it: racing
+    workers store equal lists)."""
     cache = ts.__dict__.get("_ints")
     if cache is None:
         cache = ts.__dict__.setdefault("_ints", {})

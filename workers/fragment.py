@@ -1689,10 +1689,11 @@ def store_mixed_interleaved(pixels, words, color: MixedPlaneColour, perm: tuple)
     """:func:`store_planes_interleaved` for two triangles' planes over one
     rectangle (a MixedPlaneColour: the halves of a quad, or of a clipped
     triangle, whose planes round differently): the columns wholly one
-    triangle's store its planes; the columns their shared edge crosses store
-    ``a``'s words, then ``b``'s where ``sel`` is not set -- the bytes of the
-    channel-by-channel ``_store_mixed``.  ``words``: the rectangle's (h, w)
-    uint32 view.  False (nothing written) when a plane, over the whole
+    triangle's store its planes; the columns their shared edge crosses go
+    strip by strip when ``sel`` is a half-plane's (:func:`_mixed_strips`),
+    else store ``a``'s words, then ``b``'s where ``sel`` is not set -- the
+    bytes of the channel-by-channel ``_store_mixed`` either way.  ``words``:
+    the rectangle's (h, w) uint32 view.  False (nothing written) when a plane, over the whole
     rectangle, needs a clamp (a channel store clamps only that channel) or
     the rectangle is not for the interleaved stores."""
     a, b = color.a, color.b
@@ -1851,10 +1852,11 @@ def store_mixed_float32(view: np.ndarray, color: MixedPlaneColour) -> bool:
     """:func:`store_planes_float32` for two triangles' planes over one
     rectangle (a MixedPlaneColour), as :func:`store_mixed_interleaved` does
     for UNORM8 targets: the columns wholly one triangle's take its product;
-    the columns their shared edge crosses take ``a``'s, then ``b``'s where
-    ``sel`` is not set.  Each pixel gets its own triangle's sums, the
-    stack's bits.  False (nothing written) when either plane, over the
-    whole rectangle, is not for the products."""
+    the columns their shared edge crosses go strip by strip for a
+    half-plane's ``sel``, else take ``a``'s, then ``b``'s where ``sel`` is
+    not set.  Each pixel gets its own triangle's sums, the stack's bits.
+    False (nothing written) when either plane, over the whole rectangle, is
+    not for the products."""
     nch = view.shape[2]
     a, b = color.a, color.b
     if not (_float_layout(view) and _float_planes_exact(a, nch) and _float_planes_exact(b, nch)):

@@ -124,7 +124,8 @@ from ._ring import BATCH_SLOTS, QUEUED_BATCHES, Batch, Ring
 from .stats import TcStats, counter_for_query
 
 SMALL_SUBDATA = 320  # bytes: buffer_subdata up to this size is copied into the batch
-# The driver thread sleeps this long after each batch: a real sleep (not 0),
+# The driver thread sleeps this long after a batch when another one is queued
+# (with none, waiting for the next hands the GIL over): a real sleep (not 0),
 # so that a thread waiting for the GIL is sure to take it.
 _YIELD_S = 50e-6
 # ... and, inside a batch, at the vertex pipeline's stage boundaries once this
@@ -268,8 +269,12 @@ class ThreadedContext:
             # event loop that records, a syncing caller) gets it now instead
             # of after the interpreter's switch interval (5 ms), so the
             # application never waits on this thread for much longer than one
-            # batch.
-            time.sleep(_YIELD_S)
+            # batch.  With no batch queued the next get() blocks, which hands
+            # it over as well: no sleep then, whose wake-up would take the GIL
+            # from the workers just as they start the scene this batch
+            # flushed (the fill, two workers: ~2% a frame).
+            if len(self._ring):
+                time.sleep(_YIELD_S)
             self._last_yield = time.perf_counter()
 
     def _yield_point(self) -> None:

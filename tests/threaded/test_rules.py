@@ -677,6 +677,46 @@ def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
         threaded.destroy()
 
 
+def test_the_driver_thread_sleeps_between_batches_only_when_one_is_queued(screen, monkeypatch):
+    """After a batch the driver thread offers the GIL with a short sleep when
+    another batch is already queued (so a waiting event loop gets it before
+    the next batch runs); with none queued it goes straight to waiting for
+    the next, which hands the GIL over as well, and no wake-up takes it from
+    the workers that the batch's flush just started."""
+    import types
+
+    import threaded.context as tcm
+
+    ctx = small_tc(screen, slots=4096, queued=8)
+    try:
+        ctx.sync()
+        slept: list[float] = []
+
+        def sleep(seconds: float) -> None:
+            if threading.current_thread() is ctx._thread:
+                slept.append(seconds)
+            time.sleep(seconds)
+
+        clock = types.SimpleNamespace(perf_counter=time.perf_counter, sleep=sleep)
+        monkeypatch.setattr(tcm, "time", clock)
+        monkeypatch.setattr(tcm, "_YIELD_EVERY_S", 1e9)  # no sleeps inside batches
+        for _ in range(3):  # one batch each, nothing queued behind it
+            ctx.flush().wait(10)
+        assert slept == []
+        gate = threading.Event()
+        ctx.callback(lambda _: gate.wait(10))
+        fences = [ctx.flush() for _ in range(4)]  # the held batch, then three queued
+        gate.set()
+        for f in fences:
+            assert f.wait(10)
+        ctx.sync()
+        # after the held batch 3 were queued, then 2, then 1, then none
+        assert slept == [tcm._YIELD_S] * 3
+        assert ctx.stats.executed_batches >= 7
+    finally:
+        ctx.destroy()
+
+
 def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen, monkeypatch):
     """A long batch does not keep the GIL from an event loop: the driver thread
     passes a yield point after fetch, vertex shader, clipping and setup of every

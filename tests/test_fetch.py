@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from gallium import pipe
-from gallium.draw.fetch import BoundVertexBuffer, _convert, element_desc, fetch_attributes
+from gallium.draw.fetch import (
+    FEW_ROWS,
+    BoundVertexBuffer,
+    _convert,
+    element_desc,
+    fetch_attributes,
+)
 
 FORMATS = [
     pipe.Format.R32G32B32A32_FLOAT,
@@ -56,6 +62,32 @@ def test_fetch_matches_the_byte_level_definition(seed):
         for g, w in zip(got[i], want):
             assert g.dtype == w.dtype and g.shape == (n,)
             assert g.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("outside", [False, True])
+@pytest.mark.parametrize("n", [1, 3, FEW_ROWS, FEW_ROWS + 1, 64])
+@pytest.mark.parametrize("stride", [0, 20, 32])
+def test_few_and_many_vertices_read_the_same_bytes(n, stride, outside):
+    """Up to FEW_ROWS vertices are gathered with one fancy index, more through
+    a strided view of the buffer: either way the byte-level definition, and
+    with a vertex out of range (the last) that one reads zeros."""
+    data = np.random.default_rng(n + stride).integers(0, 256, 2100, dtype=np.uint8)
+    vb = BoundVertexBuffer(data, stride, 4)
+    index = (np.arange(n, dtype=np.int64) * 7) % 61
+    outside = outside and n > 1 and stride > 0
+    if outside:
+        index[-1] = 1000  # past the buffer's end
+    elements = [
+        pipe.VertexElement(src_offset=0, src_format=pipe.Format.R32G32B32A32_FLOAT),
+        pipe.VertexElement(src_offset=16, src_format=pipe.Format.R8G8B8A8_UNORM),
+    ]
+    got = fetch_attributes(elements, {0: vb}, index, np.zeros(n, np.int64), 0)
+    for i, ve in enumerate(elements):
+        for g, w in zip(got[i], reference(ve, vb, index, i)):
+            assert g.dtype == w.dtype and g.shape == (n,)
+            assert g.tobytes() == w.tobytes()
+    if outside:  # the out-of-range vertex read zeros
+        assert [c[-1] for c in got[0]] == [0.0, 0.0, 0.0, 0.0]
 
 
 def test_fetch_of_a_float_buffer_is_exact():

@@ -1435,6 +1435,7 @@ class NumpipeContext:
         ids_parts, tri_parts, prim_parts, tag_parts = [], [], [], []
         local_tris = []
         nstream_total = 0
+        grouped = len(draws) > 1
         for d, (info, mode, index_data, *_) in enumerate(draws):
             ids_d, cuts = read_indices(
                 index_data,
@@ -1450,9 +1451,9 @@ class NumpipeContext:
             local_tris.append(tri_d)
             tri_parts.append(tri_d + nstream_total)
             prim_parts.append(prim_d)
-            tag_parts.append(np.full(prim_d.size, d, np.int64))
+            if grouped:
+                tag_parts.append(np.full(prim_d.size, d, np.int64))
             nstream_total += ids_d.size
-        grouped = len(draws) > 1
         info = draws[0][0]
         ids = ids_parts[0] if not grouped else np.concatenate(ids_parts)
         tri_stream = tri_parts[0] if not grouped else np.concatenate(tri_parts)
@@ -1496,8 +1497,11 @@ class NumpipeContext:
         else:
             uniq, inverse = _unique_ids(ids, any(d[0].index_size for d in draws))
             nu = uniq.size
-            vids = np.tile(uniq, ninst)
-            iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
+            if ninst == 1:
+                vids, iids = uniq, np.zeros(nu, np.int64)
+            else:
+                vids = np.tile(uniq, ninst)
+                iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
             fetched = fetch_attributes(
                 elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
             )

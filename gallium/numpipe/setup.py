@@ -159,12 +159,9 @@ def viewport_transform(
     clip = np.asarray(clip, F32)
     with np.errstate(divide="ignore", invalid="ignore"):
         oow = (F32(1.0) / clip[:, 3]).astype(F32, copy=False)
-    win = np.empty((clip.shape[0], 3), F32)
-    for i in range(3):
-        win[:, i] = fma32(
-            (clip[:, i] * oow).astype(F32, copy=False), F32(scale[i]), F32(translate[i])
-        )
-    return win, oow
+    # x, y and z at once (elementwise: the same roundings as one column at a time)
+    xyz = (clip[:, :3] * oow[:, None]).astype(F32, copy=False)
+    return fma32(xyz, np.asarray(scale, F32), np.asarray(translate, F32)), oow
 
 
 def subpixel_snap(v: np.ndarray) -> np.ndarray:

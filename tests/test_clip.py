@@ -11,6 +11,8 @@ out bit for bit the same: vertices, their order, triangles, primitive ids.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -144,3 +146,85 @@ def test_a_full_screen_triangle_becomes_the_screen_square():
     assert g.tris.shape == (3, 3)
     corners = {tuple(v) for v in g.win[np.unique(g.tris)][:, :2].tolist()}
     assert corners == {(0.0, 0.0), (16.0, 0.0), (0.0, 16.0), (16.0, 16.0)}
+
+
+def inside_geometry(rng, n_tris: int):
+    """Vertices inside the frustum and on its planes: x = +-w, y = +-w,
+    z = w, z = -w or z = 0, signed zeros and subnormals; sometimes one
+    coordinate nudged one float32 step outside."""
+    geometry = list(varied_geometry(rng, n_tris, grid=False))
+    n = geometry[0].shape[0]
+    w = rng.choice([1.0, 2.0, 0.5, 1e-30, 3e30], n).astype(F32)
+    pos = (rng.uniform(-1, 1, (n, 4)) * w[:, None]).astype(F32)
+    pos[:, 3] = w
+    for _ in range(int(rng.integers(0, 6))):
+        v, c = rng.integers(0, n), rng.integers(0, 3)
+        pos[v, c] = rng.choice([w[v], -w[v], F32(0.0), F32(-0.0), F32(1e-45)])
+    nudged = rng.uniform() < 0.3
+    if nudged:
+        v, c = rng.integers(0, n), rng.integers(0, 3)
+        edge = F32(w[v] if rng.uniform() < 0.5 else -w[v])
+        pos[v, c] = np.nextafter(edge, F32(np.copysign(np.inf, edge)), dtype=F32)
+    geometry[0] = pos
+    return geometry, nudged
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_a_few_triangles_wholly_inside_skip_the_clipper_with_its_result(monkeypatch, seed):
+    """With the frustum's planes (x and y, and z in [-w, w] or [0, w]), a few
+    triangles whose vertices are all finite and inside come back without the
+    clipper's distances (clip._inside): the same arrays as the clipper's and
+    the vectorized one's, boundaries included; _inside says so exactly when
+    every vertex is inside in exact arithmetic."""
+    rng = np.random.default_rng(5000 + seed)
+    geometry, nudged = inside_geometry(rng, int(rng.integers(1, 5)))
+    depth = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
+    flatshade_first = bool(rng.integers(0, 2))
+    taken = []
+    real = clip._inside
+    monkeypatch.setattr(clip, "_inside", lambda *a: taken.append(real(*a)) or taken[-1])
+    fast = run(monkeypatch, "few", geometry, [], flatshade_first, depth)
+    monkeypatch.setattr(clip, "_inside", lambda *a: False)
+    few = run(monkeypatch, "few", geometry, [], flatshade_first, depth)
+    vectorized = run(monkeypatch, False, geometry, [], flatshade_first, depth)
+    assert fast == few
+    assert canonical_nans(few) == canonical_nans(vectorized)
+    # (Fractions of the float32 values: the exact distances)
+    planes, active = clip.plane_table(True, depth[0], depth[1], [])
+    exact = [[Fraction(float(c)) for c in planes[j]] for j in active]
+    inside = all(
+        sum(Fraction(float(x)) * c for x, c in zip(v, p)) >= 0 for v in geometry[0] for p in exact
+    )
+    assert taken == [inside]
+    if not nudged and not depth[0]:
+        assert inside
+
+
+def mode_of(depth: tuple, user: list) -> int:
+    planes, active = clip.plane_table(True, depth[0], depth[1], user)
+    return clip._frustum_mode(planes, active, (planes.tobytes(), tuple(active)))
+
+
+def test_only_the_frustums_planes_skip_the_clipper():
+    assert mode_of((False, False), []) == 1
+    assert mode_of((True, False), []) == 2
+    assert mode_of((True, True), []) == 3
+    assert mode_of((True, False), [[1.0, 0.0, 0.0, 0.0]]) == 0  # a user plane: the clipper
+    planes, active = clip.plane_table(True, False, False, [])
+    planes[0] = (-1.0, 0.0, 0.0, 2.0)  # another table's first plane: x <= 2w
+    assert clip._frustum_mode(planes, active, (planes.tobytes(), tuple(active))) == 0
+    planes[0], planes[4] = clip.FRUSTUM[0], (0.0, 0.0, 1.0, 0.5)  # z >= -w/2
+    active = [0, 1, 2, 3, 4, 5]
+    assert clip._frustum_mode(planes, active, (planes.tobytes(), tuple(active))) == 0
+    V = [[0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -0.5, 1.0], [0.0, 0.5, 0.0, 1.0]]
+    assert clip._inside(V, 1) and clip._inside(V, 2) and not clip._inside(V, 3)  # z < 0
+    V[1][0] = float(np.nextafter(F32(1.0), F32(2.0)))  # one float32 step right of x = w
+    assert not clip._inside(V, 1)
+    V[1][0] = 1.0  # on the plane: inside
+    assert clip._inside(V, 2)
+    V[1][2] = -1.0  # z = -w: inside [-w, w]
+    assert clip._inside(V, 2) and not clip._inside(V, 3)
+    V[2][3] = float("inf")  # not finite: never inside
+    assert not clip._inside(V, 1)
+    V[2][3] = float("nan")
+    assert not clip._inside(V, 1)

@@ -504,6 +504,49 @@ def _lerps_few(t: list, a: list, b: list) -> list:
 # clip against the same few tables; read-only lists)
 _PLANE_LISTS: dict[tuple, list] = {}
 
+# Which of the frustum's plane sets a table's active planes are (per plane
+# table): 0 none of them (user planes, a partial set), 1 x and y (-w <= x, y
+# <= w), 2 and -w <= z <= w, 3 and 0 <= z <= w (clip_halfz).  A vertex's
+# distance from each of those planes sums two exact products (w and +-x, say),
+# and rounding keeps a sum's sign (and gives 0 only for 0), so the sign of
+# the float32 distance the clipper computes is that of the exact one: the
+# vertex is inside exactly when the comparisons hold.
+_FRUSTUM_MODES: dict[tuple, int] = {}
+
+
+def _frustum_mode(planes: np.ndarray, active: list[int], key: tuple) -> int:
+    mode = _FRUSTUM_MODES.get(key)
+    if mode is None:
+        rows = planes.astype(F32, copy=False).tolist()
+        mode = 0
+        if active[:4] == [0, 1, 2, 3] and rows[:4] == FRUSTUM[:4].tolist():
+            if len(active) == 4:
+                mode = 1
+            elif active == [0, 1, 2, 3, 4, 5] and rows[5] == FRUSTUM[5].tolist():
+                mode = {(0.0, 0.0, 1.0, 1.0): 2, (0.0, 0.0, 1.0, 0.0): 3}.get(tuple(rows[4]), 0)
+        if len(_FRUSTUM_MODES) >= 64:
+            _FRUSTUM_MODES.clear()
+        _FRUSTUM_MODES[key] = mode
+    return mode
+
+
+def _inside(V: list, mode: int) -> bool:
+    """Whether every vertex of ``V`` (lists x, y, z, w) is finite and inside
+    the planes of frustum mode ``mode`` (1-3, see _FRUSTUM_MODES): then no
+    triangle over them is clipped or dropped.  Comparisons only: ~2 us for a
+    triangle instead of the clipper's distances (~25 us)."""
+    isfinite = math.isfinite
+    for x, y, z, w in V:
+        if not (-w <= x <= w and -w <= y <= w):
+            return False
+        if mode == 2 and not -w <= z <= w:
+            return False
+        if mode == 3 and not 0.0 <= z <= w:
+            return False
+        if not (isfinite(x) and isfinite(y) and isfinite(z) and isfinite(w)):
+            return False
+    return True
+
 
 def _clip_few(
     pos, win, oow, attrs, tris, prim_ids, planes, active, interp, flatshade_first, scale, translate
@@ -512,12 +555,15 @@ def _clip_few(
     the walk around each polygon plane by plane, the new vertices, the fans
     and the renumbering of :func:`_clip_polygons`, vertex by vertex."""
     key = (planes.tobytes(), tuple(active))
+    V = pos.tolist()
+    mode = _frustum_mode(planes, active, key)
+    if mode and _inside(V, mode):  # nothing to clip or drop: what the walk below returns then
+        return ClippedGeometry(pos, win, oow, attrs, tris.copy(), prim_ids.copy())
     P = _PLANE_LISTS.get(key)
     if P is None:
         if len(_PLANE_LISTS) >= 64:
             _PLANE_LISTS.clear()
         P = _PLANE_LISTS[key] = planes[list(active)].astype(F32, copy=False).tolist()
-    V = pos.tolist()
     nv = len(V)
     dist = _dots_few(V, P)  # per active plane, per vertex
     bits = [0] * nv

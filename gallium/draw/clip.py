@@ -507,8 +507,9 @@ _PLANE_LISTS: dict[tuple, list] = {}
 # Which of the frustum's plane sets a table's active planes are (per plane
 # table): 0 none of them (user planes, a partial set), 1 x and y (-w <= x, y
 # <= w), 2 and -w <= z <= w, 3 and 0 <= z <= w (clip_halfz).  A vertex's
-# distance from each of those planes sums two exact products (w and +-x, say),
-# and rounding keeps a sum's sign (and gives 0 only for 0), so the sign of
+# distance from each of those planes sums at most two non-zero products, each
+# exact (w and +-x, say), and rounding keeps a sum's sign (and gives 0 only
+# for 0; the products by 0 add signed zeros, which change nothing), so the sign of
 # the float32 distance the clipper computes is that of the exact one: the
 # vertex is inside exactly when the comparisons hold.
 _FRUSTUM_MODES: dict[tuple, int] = {}

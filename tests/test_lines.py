@@ -8,7 +8,7 @@ import pytest
 from helpers import ADD, bind_passthrough, make_target, read_rgba8
 
 from gallium import pipe
-from gallium.numpipe import lines as ln
+from gallium.draw import lines as ln
 from gallium.pipe.errors import UnsupportedError
 
 W, H = 32, 24
@@ -147,7 +147,7 @@ def test_adjacency_primitives():
 def test_points_and_lines_snap_halves_away_from_zero():
     """llvmpipe's point and line setup rounds with util_iround (x86-64 build):
     float32 f + 0.5 truncated, unlike its triangle setup (round to even)."""
-    from gallium.numpipe.setup import iround, subpixel_snap
+    from gallium.draw.setup import iround, subpixel_snap
 
     assert iround(np.float32([2048.5, 2049.5, -2.5, 0.49999997, -0.49999997])).tolist() == [
         2049,

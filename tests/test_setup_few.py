@@ -1,4 +1,4 @@
-"""Setup of a few triangles one at a time (gallium.numpipe.setup._setup_few)
+"""Setup of a few triangles one at a time (gallium.draw.setup._setup_few)
 gives the same TriangleSet, array for array and bit for bit, as the
 vectorized setup: random small draws with culling, both winding and fill
 rules, every interpolation mode, scissor regions, degenerate triangles,
@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-import gallium.numpipe.setup as setup
+import gallium.draw.setup as setup
 
 FIELDS = ("c", "dcdx", "dcdy", "bbox", "z", "oow", "inputs", "perspective", "w_is_one",
           "facing", "prim_id", "vx", "vy")  # fmt: skip

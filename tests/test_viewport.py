@@ -1,4 +1,4 @@
-"""The viewport transform (gallium.numpipe.setup.viewport_transform) against
+"""The viewport transform (gallium.draw.viewport.viewport_transform) against
 its definition, vertex by vertex and component by component, as draw_llvm
 computes it: ``1/w`` in float32, ``x_c * (1/w)`` in float32, then
 ``fma(., scale, translate)`` rounded once to float32 (the float32 product is
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gallium.numpipe.setup import viewport_transform
+from gallium.draw.viewport import viewport_transform
 
 F32 = np.float32
 

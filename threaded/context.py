@@ -155,8 +155,8 @@ class ThreadedContext:
         self._apply_blend_color = pipe._apply_blend_color
         self._apply_stencil_ref = pipe._apply_stencil_ref
         self._apply_sample_mask = pipe._apply_sample_mask
-        self._draw_vbo = pipe.draw_vbo  # one object: the driver finds draws by identity
-        self._flush_call = self._driver_flush  # ... and flushes
+        self._draw_vbo = pipe.draw_vbo
+        self._flush_call = self._driver_flush
         self.batch_slots = batch_slots
         self.stats = TcStats()
         self.destroyed = False
@@ -280,10 +280,9 @@ class ThreadedContext:
     def _yield_point(self) -> None:
         """Hand the GIL over if this thread has run ~1 ms without doing so.
 
-        The direct context calls this between the vertex pipeline's stages
-        (fetch, vertex shader, clipping, setup) and after each draw of a
-        group; ``_execute`` after each run of draws and every 64 state
-        calls.  A thread waiting for the GIL -- an
+        The direct context calls this between the draw pipeline's stages
+        (fetch, vertex shader, clipping, setup) of every pass; ``_execute``
+        every 64 calls.  A thread waiting for the GIL -- an
         event loop whose ticker or producer is due -- would otherwise wait for
         the interpreter's 5 ms switch interval, and more than once when other
         threads race for it; a real sleep lets it in at once.  Costs about 5%
@@ -298,73 +297,26 @@ class ThreadedContext:
     def _execute(self, calls: list) -> None:
         """Run a batch's calls in order (driver thread).
 
-        A run of draw_vbo calls with only fragment-side state between them
-        (blend colour, stencil reference, blend and depth-stencil-alpha binds)
-        goes to the direct context's ``draw_group``: one vertex pipeline pass
-        for the whole run, the fragment state still captured per draw.  What a
-        group cannot take runs call by call.
+        Draws cost little here: the direct context queues them and runs its
+        queue in passes of many draws (gallium/draw/pipeline.py) at the
+        batch's flush or another point where results are needed, offering
+        the GIL between the pipeline's stages (``_yield_point``).  State
+        calls take a microsecond or so: the clock is checked every 64th.
         """
-        pipe = self.pipe
-        draw = self._draw_vbo
-        flush = self._flush_call
-        groupable = pipe.GROUPABLE_CALLS
-        i, n = 0, len(calls)
-        light = 0  # calls run since the last yield point, outside draws
-        while i < n:
-            fn, args = calls[i]
-            if fn is not draw:  # the common case: one state call
-                try:
-                    fn(*args)
-                except BaseException as exc:  # never lose it, never die
-                    self._driver_error(exc)
-                i += 1
-                # state calls take a microsecond or so: check the clock every 64th
-                light += 1
-                if light >= 64:
-                    self._yield_point()
-                    light = 0
-                continue
-            j = i + 1
-            draws = 1
-            last = j
-            while j < n:
-                f2 = calls[j][0]
-                if f2 is draw:
-                    draws += 1
-                    last = j + 1
-                elif getattr(f2, "__name__", "") not in groupable or (
-                    getattr(f2, "__self__", None) is not pipe
-                ):
-                    break
-                j += 1
-            if not (draws > 1 and self._run_group(calls[i:last])):
-                for fn, args in calls[i:last]:  # not a group: call by call
-                    try:
-                        fn(*args)
-                    except BaseException as exc:
-                        self._driver_error(exc)
-            # after every run of draws -- except when nothing but the batch's
-            # flush follows: the flush starts the workers on the scene, and
-            # the batch's end hands the GIL over right after it
-            rest = n - last
-            if rest > 1 or (rest == 1 and calls[last][0] is not flush):
+        light = 0
+        for fn, args in calls:
+            try:
+                fn(*args)
+            except BaseException as exc:  # never lose it, never die
+                self._driver_error(exc)
+            light += 1
+            if light >= 64:
                 self._yield_point()
-            light = 0
-            i = last
+                light = 0
 
     def _driver_error(self, exc: BaseException) -> None:
         self.stats.driver_errors += 1
         self.pipe.record_error(exc, f"the driver thread of context {self.id}")
-
-    def _run_group(self, calls: list) -> bool:
-        try:
-            done = self.pipe.draw_group(calls)
-        except BaseException as exc:  # recorded like any driver-thread error
-            self._driver_error(exc)
-            return True
-        if done:
-            self.stats.grouped_draws += sum(1 for fn, _ in calls if fn is self._draw_vbo)
-        return done
 
     def _direct(self) -> None:
         self.stats.direct_calls += 1

@@ -37,7 +37,6 @@ class TcStats:
     merged_subdata: int = 0  # small buffer_subdata calls merged into the previous one
     ring_full_waits: int = 0  # times a recording call blocked on a full ring
     ready_waits: int = 0  # times ready_async suspended its task until the ring had room
-    grouped_draws: int = 0  # draws run through one shared vertex-pipeline pass
     gil_handoffs: int = 0  # driver-thread pauses inside a batch for GIL waiters
     driver_errors: int = 0  # exceptions raised on the driver thread
 
@@ -74,7 +73,6 @@ _COUNTERS = (
     "merged_subdata",
     "ring_full_waits",
     "ready_waits",
-    "grouped_draws",
     "gil_handoffs",
     "driver_errors",
 )

@@ -82,6 +82,11 @@ class FragmentState:
     def depth_enabled(self) -> bool:
         return bool(self.dsa.depth.enabled)
 
+    def shades_like(self, other: FragmentState) -> bool:
+        """Whether draws with this state and ``other`` may be rasterized as one
+        command (the scene asks when it appends a draw): same_raster_state."""
+        return same_raster_state(self, other)
+
     @property
     def stencil_enabled(self) -> bool:
         return bool(self.dsa.stencil[0].enabled)

@@ -2,8 +2,9 @@
 
 Theory of operation
 -------------------
-A *job* (in practice a :class:`~gallium.numpipe.scene.Scene`) is a list of
-independent work units (bands of 64-pixel tile rows) plus a completion step.
+A *job* (a scene's bands: :class:`workers.job.SceneJob`; a compute grid's
+kernel calls: gallium/numpipe/compute.py) is a list of independent work units
+plus a completion step.
 ``WorkerPool.submit(job, after=fence)`` queues the job's units once ``after``
 is signalled; workers pop units from one shared FIFO, so a fast worker simply
 takes more units (llvmpipe's "threads take whole tiles from a shared
@@ -177,7 +178,7 @@ class WorkerPool:
         if proc is None:
             proc = self._procs[worker] = BandProcess()
         try:
-            proc.run(job, unit)
+            proc.run(job.scene, unit)  # (only scene jobs want a process)
         except NotPortable:  # this scene only: run it here
             job.run_unit(unit, worker)
             return

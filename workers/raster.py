@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 
 from gallium.numpipe.sampler import separable_texels
-from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
-from gallium.numpipe.setup import F32, fma32
+from gallium.numpipe.scene import DENSE_MIN_PIXELS, ClearCmd, DrawCmd, MarkerCmd, Scene
 from gallium.pipe.enums import CompareFunc
 from gallium.tgsi.compiler import ExecEnv
+from gallium.util.fp32 import F32, fma32
 
 from .fragment import (
     FragmentState,
@@ -67,8 +67,8 @@ from .fragment import (
     write_color,
 )
 
-# A triangle whose span covers at least this many pixels of a band goes dense.
-DENSE_MIN_PIXELS = 16384
+# (DENSE_MIN_PIXELS, from the scene: a triangle whose span covers at least
+# this many pixels of a band goes dense.)
 # Sparse batches are cut so a batch never has more candidate quads than this.
 SPARSE_MAX_QUADS = 1 << 17
 # ... and when no shader kernel runs (pass-through pixel lists: the planes are

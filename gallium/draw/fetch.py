@@ -41,6 +41,21 @@ def buffer_bytes(obj: object) -> np.ndarray:
     return np.frombuffer(memoryview(obj).cast("B"), dtype=np.uint8)
 
 
+def check_index_range(data: np.ndarray, index_size: int, start: int, count: int) -> None:
+    """A draw's index range must lie inside its index buffer (checked when the
+    draw is made, before it is queued: read_indices then cannot fail)."""
+    if index_size not in (1, 2, 4):
+        raise bad_value("info.index_size", "must be 0, 1, 2 or 4", index_size)
+    first = start * index_size
+    last = first + count * index_size
+    if first < 0 or last > data.size:
+        raise bad_value(
+            "info.start/count",
+            f"index range [{start}, {start + count}) must lie inside the index buffer "
+            f"({data.size // index_size} indices)",
+        )
+
+
 def read_indices(
     data: np.ndarray | None,
     index_size: int,
@@ -57,19 +72,11 @@ def read_indices(
     """
     if index_size == 0:
         return np.arange(start, start + count, dtype=np.int64), np.zeros(0, np.int64)
-    if index_size not in (1, 2, 4):
-        raise bad_value("info.index_size", "must be 0, 1, 2 or 4", index_size)
     assert data is not None
+    check_index_range(data, index_size, start, count)
     dt = {1: np.uint8, 2: np.uint16, 4: np.uint32}[index_size]
     first = start * index_size
-    last = first + count * index_size
-    if first < 0 or last > data.size:
-        raise bad_value(
-            "info.start/count",
-            f"index range [{start}, {start + count}) must lie inside the index buffer "
-            f"({data.size // index_size} indices)",
-        )
-    raw = data[first:last].view(dt).astype(np.int64)
+    raw = data[first : first + count * index_size].view(dt).astype(np.int64)
     cuts = np.zeros(0, np.int64)
     if restart:
         is_restart = raw == (restart_index & ((1 << (8 * index_size)) - 1))
@@ -217,6 +224,7 @@ def vertex_format_supported(fmt: object) -> bool:
 __all__ = [
     "BoundVertexBuffer",
     "buffer_bytes",
+    "check_index_range",
     "describe",
     "fetch_attributes",
     "read_indices",

@@ -4,19 +4,23 @@ Theory of operation
 -------------------
 A :class:`NumpipeContext` is used by one thread at a time (the application's
 thread when it is used directly, or the driver thread of a
-``ThreadedContext``).  State calls store validated state.  ``draw_vbo`` runs
-the whole vertex side on the calling thread (index reading, vertex fetch,
-vertex shader, primitive assembly, clipping, viewport transform, triangle
-setup) and records the set-up triangles, binned by band, into the current
-:class:`~gallium.numpipe.scene.Scene` together with a snapshot of the fragment
-state.  ``clear`` records a clear command.  ``flush`` hands the scene to the
-screen's worker pool, chained after the previous scene, and returns the
-scene's fence; rasterization of that scene overlaps with the recording of the
-next one.
+``ThreadedContext``).  State calls store validated state.  ``draw_vbo``
+validates a draw and queues it, with references to the state of its call,
+in the context's :class:`~gallium.draw.pipeline.DrawPipeline`; the queue runs
+(index reading, vertex fetch, vertex shader, primitive assembly, clipping,
+viewport transform, setup: many draws per pass) when its results are needed
+or it is full, and its set-up triangles go, with each draw's fragment state,
+into the current :class:`~gallium.numpipe.scene.Scene`
+(gallium/numpipe/binner.py).  ``clear`` runs the queue and records a clear
+command.  ``flush`` runs the queue and hands the scene to the screen's worker
+pool, chained after the previous scene, and returns the scene's fence;
+rasterization of that scene overlaps with the recording of the next one.
 
-Synchronisation: ``transfer_map``, ``buffer_subdata``/``texture_subdata`` and
-query results wait for the scenes that use the resource (flushing the current
-scene first when it uses it), unless the usage flags say not to.  Creating
+Synchronisation: ``transfer_map``, ``buffer_subdata``/``texture_subdata``,
+copies and query results first run the queue when queued draws use the
+resource (or count into the query), then wait for the scenes that use it
+(flushing the current scene first when it uses it), unless the usage flags
+say not to.  Creating
 CSOs, shaders, surfaces and views touches no context state and is safe from
 any thread while the context is in use (the threaded context relies on this).
 
@@ -31,15 +35,19 @@ from __future__ import annotations
 import copy
 import dataclasses
 import numbers
+import os
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..draw import assemble, clip
-from ..draw.fetch import BoundVertexBuffer, buffer_bytes, fetch_attributes, read_indices
+from workers.job import SceneJob
+
+from ..draw.fetch import BoundVertexBuffer, check_index_range
+from ..draw.pipeline import GEOMETRY, LINES, POINTS, Draw, DrawPipeline, VertexProgram, kind_of
+from ..draw.vs import link as link_outputs
+from ..draw.vs import sprite_slots
 from ..pipe.enums import (
     PIPE_MAX_CLIP_PLANES,
     PIPE_MAX_COLOR_BUFS,
@@ -57,13 +65,11 @@ from ..pipe.enums import (
     RenderCond,
     ResetStatus,
     ShaderType,
-    SpriteCoord,
     Transfer,
 )
 from ..pipe.errors import (
     ContextDestroyedError,
     PipeTypeError,
-    PipeValueError,
     UnsupportedError,
     add_origin_note,
     bad_type,
@@ -94,6 +100,7 @@ from ..pipe.state import (
 )
 from ..util.format import pack_rgba, try_describe
 from . import objects
+from .binner import Binner, FragmentSnapshot, counting_queries
 from .objects import (
     BlendCSO,
     DepthStencilAlphaCSO,
@@ -115,13 +122,6 @@ from .scene import (
     make_depth_target,
 )
 from .screen import MAX_LINE_WIDTH, MAX_POINT_WIDTH, MAX_TEXTURE_SIZE
-from .setup import (
-    FIXED_ONE,
-    select_triangles,
-    setup_triangles,
-    subpixel_snap,
-    viewport_transform,
-)
 
 F32 = np.float32
 
@@ -647,12 +647,29 @@ class NumpipeContext:
         # Called between the vertex pipeline's stages; a ThreadedContext sets
         # it to hand the GIL to a waiting event loop (see threaded.context).
         self.yield_point: Callable[[], None] = _no_yield
+        # The draw queue (see draw_vbo and _queued_draw).  batch_draws off:
+        # every draw runs alone at once (the same pixels; for tests).
+        self.batch_draws = os.environ.get("NUMPIPE_DRAW_BATCH", "1") != "0"
+        self._binner = Binner(self)
+        self._draws = DrawPipeline(self._binner, lambda: self.yield_point())
+        self._draws_epoch = 0  # runs of the queue
+        self._queued_epoch = 0  # the run after which _queued was last filled
+        self._queued: set[Any] = set()  # resources the queued draws read or write
+        self._snap: dict[str, Any] = dict.fromkeys(
+            ("program", "vbufs", "vconsts", "gconsts", "frag", "viewport", "region")
+        )
+        self._snap_deps: dict[str, list] = {}
+        self._snap_resources: dict[str, list] = {}
+        self._programs: dict[tuple, VertexProgram] = {}  # interned
+        self._frags: dict[tuple, FragmentSnapshot] = {}  # interned
+        self._counting: tuple = ()  # active queries counting primitives
         self.stats = {
             "draws": 0,
             "triangles": 0,
             "scenes": 0,
             "clears": 0,
             "syncs": 0,
+            "draw_passes": 0,  # vertex-pipeline passes the draws took (many draws a pass)
             "merged_draws": 0,  # draws rasterized as part of the previous draw's command
             "draw_commands": 0,  # raster commands the draws became
         }
@@ -684,6 +701,7 @@ class NumpipeContext:
 
     def _apply_blend(self, cso: BlendCSO) -> None:
         self._blend = cso
+        self._snap["frag"] = None
 
     def destroy_blend_state(self, cso: BlendCSO) -> None:
         if not isinstance(cso, BlendCSO):
@@ -700,6 +718,7 @@ class NumpipeContext:
 
     def _apply_dsa(self, cso: DepthStencilAlphaCSO) -> None:
         self._dsa = cso
+        self._snap["frag"] = None
 
     def destroy_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO) -> None:
         if not isinstance(cso, DepthStencilAlphaCSO):
@@ -714,6 +733,7 @@ class NumpipeContext:
 
     def _apply_rasterizer(self, cso: RasterizerCSO) -> None:
         self._rast = cso
+        self._invalidate("program", "region")
 
     def destroy_rasterizer_state(self, cso: RasterizerCSO) -> None:
         if not isinstance(cso, RasterizerCSO):
@@ -733,6 +753,7 @@ class NumpipeContext:
         while len(slots) < start + len(samplers):
             slots.append(None)
         slots[start : start + len(samplers)] = samplers
+        self._invalidate(_TEXTURE_PART.get(stage, "frag"))
 
     def destroy_sampler_state(self, cso: SamplerCSO) -> None:
         if not isinstance(cso, SamplerCSO):
@@ -746,6 +767,7 @@ class NumpipeContext:
     def _bind_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
         self._check_alive()
         self._shaders[stage] = check_shader_cso(stage, cso)
+        self._invalidate("program", "frag" if stage == ShaderType.FRAGMENT else "gconsts")
 
     def _destroy_shader(self, stage: ShaderType, cso: ShaderCSO) -> None:
         if not isinstance(cso, ShaderCSO) or cso.stage != stage:
@@ -771,7 +793,7 @@ class NumpipeContext:
 
     def create_gs_state(self, state: ShaderState) -> ShaderCSO:
         cso = self._create_shader(ShaderType.GEOMETRY, state)
-        from .geometry import check_geometry_shader
+        from ..draw.gs import check_geometry_shader
 
         check_geometry_shader(cso.shader)
         return cso
@@ -895,6 +917,7 @@ class NumpipeContext:
 
     def _apply_vertex_elements(self, cso: VertexElementsCSO | None) -> None:
         self._velems = cso
+        self._invalidate("program")
 
     def destroy_vertex_elements_state(self, cso: VertexElementsCSO) -> None:
         if not isinstance(cso, VertexElementsCSO):
@@ -945,6 +968,7 @@ class NumpipeContext:
         while len(slots) < start + len(views):
             slots.append(None)
         slots[start : start + len(views)] = views
+        self._invalidate(_TEXTURE_PART.get(stage, "frag"))
 
     def create_stream_output_target(self, resource: Resource, offset: int, size: int) -> Any:
         raise UnsupportedError("stream output is not implemented by numpipe yet")
@@ -964,6 +988,7 @@ class NumpipeContext:
 
     def _apply_blend_color(self, color: tuple[float, float, float, float]) -> None:
         self._blend_color = color
+        self._snap["frag"] = None
 
     def set_stencil_ref(self, ref: StencilRef) -> None:
         self._check_alive()
@@ -971,6 +996,7 @@ class NumpipeContext:
 
     def _apply_stencil_ref(self, ref: tuple[int, int]) -> None:
         self._stencil_ref = ref
+        self._snap["frag"] = None
 
     def set_sample_mask(self, mask: int) -> None:
         self._check_alive()
@@ -978,6 +1004,7 @@ class NumpipeContext:
 
     def _apply_sample_mask(self, mask: int) -> None:
         self._sample_mask = mask
+        self._snap["frag"] = None
 
     def set_min_samples(self, min_samples: int) -> None:
         self._check_alive()
@@ -987,6 +1014,7 @@ class NumpipeContext:
     def set_clip_state(self, state: ClipState) -> None:
         self._check_alive()
         self._clip = check_clip_state(state)
+        self._invalidate("program")
 
     def set_polygon_stipple(self, stipple: PolyStipple) -> None:
         self._check_alive()
@@ -1000,6 +1028,7 @@ class NumpipeContext:
     def _apply_scissor_states(self, start: int, scissors: tuple[ScissorState, ...]) -> None:
         for i, sc in enumerate(scissors):
             self._scissors[start + i] = sc
+        self._invalidate("region")
 
     def set_viewport_states(self, start: int, viewports: Sequence[ViewportState]) -> None:
         self._check_alive()
@@ -1008,6 +1037,7 @@ class NumpipeContext:
     def _apply_viewport_states(self, start: int, viewports: tuple[ViewportState, ...]) -> None:
         for i, vp in enumerate(viewports):
             self._viewports[start + i] = vp
+        self._invalidate("viewport")
 
     def set_window_rectangles(self, include: bool, rects: Sequence[ScissorState]) -> None:
         self._check_alive()
@@ -1044,10 +1074,15 @@ class NumpipeContext:
         self, shader: ShaderType, index: int, cb: ConstantBuffer | None
     ) -> None:
         self._check_alive()
-        self._apply_constant_buffer(*check_constant_buffer(shader, index, cb))
+        stage, index, binding = check_constant_buffer(shader, index, cb)
+        if binding is not None and binding[0] is None:  # user bytes: draws read them later
+            binding = (None, binding[1].copy())
+        self._apply_constant_buffer(stage, index, binding)
 
     def _apply_constant_buffer(self, stage: ShaderType, index: int, binding: Any) -> None:
-        """Bind a validated constant buffer (see check_constant_buffer)."""
+        """Bind a validated constant buffer (see check_constant_buffer; user
+        bytes are the context's own: copied by the caller)."""
+        self._invalidate(_CONST_PART.get(stage, "frag"))
         slots = self._constbufs.setdefault(stage, {})
         if binding is None:
             slots.pop(index, None)
@@ -1057,9 +1092,10 @@ class NumpipeContext:
     def set_framebuffer_state(self, state: FramebufferState) -> None:
         self._check_alive()
         new = check_framebuffer_state(state)
-        if _fb_key(new) != _fb_key(self._fb) and self._scene is not None:
+        if _fb_key(new) != _fb_key(self._fb) and (self._scene is not None or self._draws.queue):
             self._submit_scene()
         self._fb = new
+        self._invalidate("region", "frag")
 
     def set_vertex_buffers(self, start_slot: int, buffers: Sequence[VertexBuffer | None]) -> None:
         self._check_alive()
@@ -1067,6 +1103,7 @@ class NumpipeContext:
 
     def _apply_vertex_buffers(self, bindings: list[tuple[int, VertexBuffer | None]]) -> None:
         """Bind validated, private vertex buffers (see check_vertex_buffers)."""
+        self._invalidate("vbufs")
         for slot, vb in bindings:
             if vb is None:
                 self._vbufs.pop(slot, None)
@@ -1143,6 +1180,7 @@ class NumpipeContext:
         bits, color, depth, stencil = check_clear(buffers, color, depth, stencil)
         if not self._render_condition_passes():
             return
+        self._run_draws()  # the clear comes after them
         scene = self._current_scene()
         colors = []
         for i, target in enumerate(scene.cbufs):
@@ -1281,31 +1319,29 @@ class NumpipeContext:
         dv[:, dsty : dsty + src_box.height, dstx : dstx + src_box.width] = sv
 
     def draw_vbo(self, info: DrawInfo) -> None:
-        """Draw primitives (context.rst "Drawing")."""
+        """Draw primitives (context.rst "Drawing").
+
+        The draw is validated now and queued, with the state of this call,
+        for the draw pipeline (gallium/draw/pipeline.py), which runs the
+        queue in passes of many draws at the next point where results can be
+        observed (flush, a map or write of a resource the draws use, a query
+        result, a clear, compute) or when the queue is full.  With
+        ``batch_draws`` off (``NUMPIPE_DRAW_BATCH=0``) every draw runs alone
+        at once: the same pixels, one pass per draw.
+        """
         self._check_alive()
-        prepared = self._prepare_draw(info)
-        if prepared is None:
+        draw = self._prepare_draw(info)
+        if draw is None:
             return
         self.stats["draws"] += 1
-        info, mode, vs, fs, index_data = prepared
-        gs = self._shaders[ShaderType.GEOMETRY]
-        if gs is not None:
-            parts = self._front_end_gs(info, mode, index_data, vs, gs, fs)
-        elif mode == Prim.POINTS:
-            parts = self._front_end_points(info, index_data, vs, fs)
-        elif mode in _LINE_DRAW_MODES:
-            parts = self._front_end_lines(info, mode, index_data, vs, fs)
-        else:
-            parts = self._front_end([(info, mode, index_data)], vs, fs)
-        for ts, state_fs in parts:
-            self._add_to_scene(ts, state_fs)
+        if self._draws.add(draw) or not self.batch_draws:
+            self._run_draws()
 
-    def _prepare_draw(self, info: DrawInfo) -> tuple | None:
-        """Validate a draw against the bound state (no side effects).
-
-        Returns (the validated copy of info, mode, vs, fs, index bytes), or
-        None when there is nothing to draw.
-        """
+    def _prepare_draw(self, info: DrawInfo) -> Draw | None:
+        """Validate a draw against the bound state; return it as a queued
+        :class:`~gallium.draw.pipeline.Draw`, or None when there is nothing
+        to draw.  Everything that could make the draw fail is checked here,
+        so that a draw that was accepted runs."""
         info = check_draw_info(info)
         mode = info.mode
         vs = self._shaders[ShaderType.VERTEX]
@@ -1318,11 +1354,11 @@ class NumpipeContext:
             raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
         index_data = None
         if info.index_size:
-            index_data = (
-                buffer_bytes(info.index)
-                if isinstance(info.index, Resource)
-                else _user_bytes(info.index, "info.index")
-            )
+            if isinstance(info.index, Resource):
+                index_data = info.index.storage
+            else:  # user indices: the draw runs later, the caller may reuse them
+                index_data = _user_bytes(info.index, "info.index").copy()
+            check_index_range(index_data, info.index_size, info.start, info.count)
         nverts_in = vs.kernel.input_decls
         if nverts_in and self._velems is None:
             raise bad_value("vertex elements", "must be bound: the vertex shader reads inputs")
@@ -1334,652 +1370,258 @@ class NumpipeContext:
                         "vertex elements",
                         f"must provide IN[{i}] of the vertex shader ({bound} bound)",
                     )
+        gs = self._shaders[ShaderType.GEOMETRY]
+        kind = kind_of(mode, gs is not None)
+        rast = self._rast.state
+        if mode == Prim.TRIANGLE_STRIP_ADJACENCY:
+            raise UnsupportedError("TRIANGLE_STRIP_ADJACENCY is not implemented by numpipe yet")
+        if kind == POINTS and rast.point_smooth:
+            raise UnsupportedError("smooth (antialiased) points are not implemented by numpipe")
+        if kind == LINES:
+            if rast.line_smooth:
+                raise UnsupportedError("smooth (antialiased) lines are not implemented by numpipe")
+            if rast.line_stipple_enable:
+                raise UnsupportedError("line stipple is not implemented by numpipe yet")
+        if kind == GEOMETRY:
+            from ..draw.gs import check_input_mode
+
+            check_input_mode(gs.shader, mode)
         if info.count == 0 or info.instance_count == 0:
             return None
         if not self._render_condition_passes():
             return None
-        if self._rast.state.rasterizer_discard:
+        if rast.rasterizer_discard:
             return None
-        return info, mode, vs, fs, index_data
+        return self._queued_draw(info, index_data, kind)
 
-    # -- draws recorded back to back (threaded context) ---------------------------
+    # -- the state a queued draw keeps (see gallium/draw/pipeline.py) -------------
+    #
+    # Each part is made when a draw needs it after the state behind it changed
+    # (the setter drops it: ``self._snap[name] = None``), then shared by the
+    # draws until the next change.  A part that reads a resource's storage
+    # also records (resource, storage) pairs: a threaded context's buffer
+    # invalidation swaps storage without a state call, and a draw after it
+    # must not see the old bytes.  ``_queued`` holds every resource the
+    # queued draws read or write, so that a map or write of one of them runs
+    # the queue first.
 
-    GROUPABLE_CALLS = frozenset(
-        {
-            "_apply_blend_color",
-            "_apply_stencil_ref",
-            "_apply_blend",
-            "_apply_dsa",
-            "_apply_vertex_buffers",
-        }
-    )
+    def _queued_draw(self, info: DrawInfo, index_data: Any, kind: str) -> Draw:
+        snap = self._snap
+        deps = self._snap_deps
+        if deps:
+            for name in [
+                n for n, pairs in deps.items() if any(r.storage is not s for r, s in pairs)
+            ]:
+                snap[name] = None
+                del deps[name]
+        if self._queued_epoch != self._draws_epoch:  # the queue ran: register again
+            self._queued_epoch = self._draws_epoch
+            for resources in self._snap_resources.values():
+                self._queued.update(resources)
+        make = self._make_part
+        prog = snap["program"]
+        if prog is None:
+            prog = make("program")
+        buffers = snap["vbufs"]
+        if buffers is None:
+            buffers = make("vbufs")
+        consts = snap["vconsts"]
+        if consts is None:
+            consts = make("vconsts")
+        gs_consts = _NO_CONSTS
+        if kind == GEOMETRY:
+            gs_consts = snap["gconsts"]
+            if gs_consts is None:
+                gs_consts = make("gconsts")
+        frag = snap["frag"]
+        if frag is None:
+            frag = make("frag")
+        viewport = snap["viewport"]
+        if viewport is None:
+            viewport = make("viewport")
+        region = snap["region"]
+        if region is None:
+            region = make("region")
+        if info.index_size and isinstance(info.index, Resource):
+            self._queued.add(info.index)
+        return Draw(
+            info, index_data, prog, buffers, consts, gs_consts, viewport, region, frag,
+            self._counting, kind,
+        )  # fmt: skip
 
-    def draw_group(self, items: list[tuple[Any, tuple]]) -> bool:
-        """Run recorded calls ``items`` — draw_vbo calls, and between them only
-        state that does not reach the vertex pipeline (GROUPABLE_CALLS) — with
-        one vertex pipeline pass for all the draws.
+    def _invalidate(self, *names: str) -> None:
+        snap = self._snap
+        for name in names:
+            snap[name] = None
+            self._snap_deps.pop(name, None)
+            self._snap_resources.pop(name, None)
 
-        Vertex fetch, the vertex shader, clipping and setup work per vertex and
-        per triangle, so running them once over the concatenated draws gives
-        each draw exactly the triangles it would get alone; the fragment state
-        is then captured per draw, in order, with the state calls applied
-        between.  Returns False, having done nothing, when the group does not
-        qualify (a draw that would fail, instancing, primitive restart,
-        vertex shaders reading system values, statistics queries); the caller
-        then runs the calls one by one.
-        """
-        self._check_alive()
-        draws = []
-        vs = fs = None
-        vbufs = self._vbufs  # the vertex buffers each draw will see, without binding them yet
-        for fn, args in items:
-            name = getattr(fn, "__name__", "")
-            if name == "_apply_vertex_buffers":
-                vbufs = dict(vbufs)
-                for slot, vb in args[0]:
-                    if vb is None:
-                        vbufs.pop(slot, None)
-                    else:
-                        vbufs[slot] = vb
-                continue
-            if name in self.GROUPABLE_CALLS:
-                continue
-            info = args[0]
-            try:
-                prepared = self._prepare_draw(info)
-            except Exception:
-                return False
-            if prepared is None:
-                return False
-            info, mode, vs, fs, index_data = prepared
-            if (
-                mode != Prim.TRIANGLES
-                or info.instance_count != 1
-                or (info.primitive_restart and info.index_size)
-            ):
-                return False
-            draws.append((info, mode, index_data, vbufs))
-        if (
-            len(draws) < 2
-            or vs.kernel.system_value_decls
-            or self._shaders[ShaderType.GEOMETRY] is not None
-        ):
-            return False
-        if any(
-            q.type in (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
-            for q in self._active_queries
-        ):
-            return False
-        try:
-            # changes nothing until the draws are added below: on an error
-            # (an index range past the buffer, say) the caller replays the
-            # calls one by one, so each error surfaces exactly as it would
-            results = iter(self._front_end(draws, vs, fs))
-        except Exception:
-            return False
-        for fn, args in items:
-            if getattr(fn, "__name__", "") in self.GROUPABLE_CALLS:
-                fn(*args)
-                continue
-            self.stats["draws"] += 1
-            ts, state_fs = next(results)
-            self._add_to_scene(ts, state_fs)
-            self.yield_point()
-        return True
+    def _make_part(self, name: str) -> Any:
+        resources: list[Any] = []
+        deps: list[tuple[Any, Any]] = []
+        part = getattr(self, "_part_" + name)(resources, deps)
+        self._snap[name] = part
+        if deps:
+            self._snap_deps[name] = deps
+        if resources:
+            self._snap_resources[name] = resources
+            self._queued.update(resources)
+        return part
 
-    def _front_end(self, draws: list, vs: ShaderCSO, fs: ShaderCSO) -> list:
-        """Vertex pipeline of one draw, or of several non-instanced TRIANGLES
-        draws at once: index read, fetch, vertex shader, assembly, clipping,
-        setup.  Returns one (TriangleSet, fs) per draw, in order."""
+    def _part_program(self, resources: list, deps: list) -> VertexProgram:
+        vs = self._shaders[ShaderType.VERTEX]
+        gs = self._shaders[ShaderType.GEOMETRY]
+        fs = self._shaders[ShaderType.FRAGMENT]
         rast = self._rast.state
-        ids_parts, tri_parts, prim_parts, tag_parts = [], [], [], []
-        local_tris = []
-        nstream_total = 0
-        grouped = len(draws) > 1
-        for d, (info, mode, index_data, *_) in enumerate(draws):
-            ids_d, cuts = read_indices(
-                index_data,
-                info.index_size,
-                info.start,
-                info.count,
-                info.index_bias if info.index_size else 0,
-                bool(info.primitive_restart and info.index_size),
-                info.restart_index,
-            )
-            tri_d, prim_d = assemble.triangles(mode, ids_d.size, cuts, rast.flatshade_first)
-            ids_parts.append(ids_d)
-            local_tris.append(tri_d)
-            tri_parts.append(tri_d + nstream_total)
-            prim_parts.append(prim_d)
-            if grouped:
-                tag_parts.append(np.full(prim_d.size, d, np.int64))
-            nstream_total += ids_d.size
-        info = draws[0][0]
-        ids = ids_parts[0] if not grouped else np.concatenate(ids_parts)
-        tri_stream = tri_parts[0] if not grouped else np.concatenate(tri_parts)
-        prim_stream = prim_parts[0] if not grouped else np.concatenate(prim_parts)
-        nstream = ids.size
-        elements = list(self._velems.elements) if self._velems is not None else []
-        # A group whose draws see different vertex buffers (or start instances)
-        # fetches each draw's vertices on its own and runs the rest at once.
-        apart = grouped and any(
-            (d[3] if len(d) > 3 else self._vbufs)
-            is not (draws[0][3] if len(draws[0]) > 3 else self._vbufs)
-            or d[0].start_instance != info.start_instance
-            for d in draws[1:]
+        last = gs if gs is not None else vs
+        _, link = link_outputs(last.kernel.output_decls, fs.kernel, rast.flatshade)
+        sprite = sprite_slots(fs.kernel, rast)
+        ucps = tuple(tuple(self._clip.ucp[i]) for i in range(8) if rast.clip_plane_enable >> i & 1)
+        vtex, vkey = self._stage_textures(ShaderType.VERTEX, resources, deps)
+        gtex, gkey = (
+            self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
-        ninst = info.instance_count
-        if apart:
-            fetched_parts, vid_parts, tris_by_draw = [], [], []
-            base = 0
-            for d, (info_d, _, _, vb_d) in enumerate(draws):
-                uniq_d, inv_d = _unique_ids(ids_parts[d], info_d.index_size)
-                fetched_parts.append(
-                    fetch_attributes(
-                        elements,
-                        _bound_buffers(vb_d),
-                        uniq_d,
-                        np.zeros(uniq_d.size, np.int64),
-                        info_d.start_instance,
-                    )
-                )
-                vid_parts.append(uniq_d)
-                tris_by_draw.append(inv_d[local_tris[d]] + base)
-                base += uniq_d.size
-            vids = np.concatenate(vid_parts)
-            iids = np.zeros(vids.size, np.int64)
-            nu = vids.size
-            inverse = None
-            fetched = [
-                [np.concatenate([part[e][c] for part in fetched_parts]) for c in range(4)]
-                for e in range(len(elements))
-            ]
-        else:
-            uniq, inverse = _unique_ids(ids, any(d[0].index_size for d in draws))
-            nu = uniq.size
-            if ninst == 1:
-                vids, iids = uniq, np.zeros(nu, np.int64)
+        # (by identity: CSOs compare by value, and the program keeps them alive)
+        key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, tuple(link), sprite)
+        key += (vkey, gkey)
+        prog = self._programs.get(key)
+        if prog is None:
+            if len(self._programs) >= 256:
+                self._programs.clear()
+            prog = self._programs[key] = VertexProgram(
+                vs=vs,
+                gs=gs,
+                elements=tuple(self._velems.elements) if self._velems is not None else (),
+                rast=rast,
+                cull_front=self._rast.cull_front,
+                cull_back=self._rast.cull_back,
+                ucps=ucps,
+                link=tuple(link),
+                sprite=sprite,
+                vs_textures=vtex,
+                gs_textures=gtex,
+                max_point_size=MAX_POINT_WIDTH,
+                max_line_width=MAX_LINE_WIDTH,
+                keep=(self._velems, self._rast),
+            )
+        return prog
+
+    def _stage_textures(self, stage: ShaderType, resources: list, deps: list) -> tuple:
+        """(TextureBindings of a stage or None, a key that identifies them)."""
+        views = self._views.get(stage, [])
+        samplers = self._samplers.get(stage, [])
+        if not views and not samplers:
+            return None, ()
+        for v in views:
+            if v is not None:
+                resources.append(v.texture)
+                deps.append((v.texture, v.texture.storage))
+        key = (
+            tuple((id(v), id(v.texture.storage)) if v is not None else None for v in views),
+            tuple(id(s) for s in samplers),
+        )
+        return self._texture_bindings(stage), key
+
+    def _part_vbufs(self, resources: list, deps: list) -> dict:
+        out = {}
+        for slot, vb in self._vbufs.items():
+            buf = vb.buffer
+            if isinstance(buf, Resource):
+                resources.append(buf)
+                deps.append((buf, buf.storage))
+                data = buf.storage
             else:
-                vids = np.tile(uniq, ninst)
-                iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
-            fetched = fetch_attributes(
-                elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
-            )
-        self.yield_point()
-        n = vids.size
-        _, pos, fs_inputs, attrs, interp = self._vertex_stage(vs, fs, fetched, vids, iids, info)
-        # triangles per instance, instance after instance
-        if apart:
-            tris = np.concatenate(tris_by_draw)
-            prims = prim_stream
-        elif ninst == 1:
-            tris = inverse[tri_stream]
-            prims = prim_stream
-        else:
-            per = [i * nu + inverse[tri_stream] for i in range(ninst)]
-            tris = np.concatenate(per)
-            prims = np.tile(prim_stream, ninst)  # primitive ids count each instance from 0
-        if grouped:  # tag each triangle with its draw: (draw << 32) | primitive id
-            prims = (np.concatenate(tag_parts) << 32) | prims.astype(np.int64)
-        ntri_in = tris.shape[0]
-        ts, nclipped = self._triangle_stage(pos, attrs, interp, tris, prims, grouped)
-        self.yield_point()
-        for q in self._active_queries:  # (never active for a group)
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += prim_stream.size and (int(prim_stream.max()) + 1) * ninst
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += nstream * ninst
-                st.ia_primitives += ntri_in
-                st.vs_invocations += n
-                st.c_invocations += ntri_in
-                st.c_primitives += nclipped
-        if not grouped:
-            return [(ts, fs_inputs)]
-        wide = ts.prim_id.astype(np.int64)  # (an empty set comes back as int32)
-        tag = wide >> 32
-        ts.prim_id = (wide & 0xFFFFFFFF).astype(np.int32)
-        order = np.argsort(tag, kind="stable")
-        bounds = np.searchsorted(tag[order], np.arange(len(draws) + 1))
-        return [
-            (select_triangles(ts, order[bounds[d] : bounds[d + 1]]), fs_inputs)
-            for d in range(len(draws))
-        ]
+                data = buf
+            out[slot] = BoundVertexBuffer(data, vb.stride, vb.buffer_offset)
+        return out
 
-    def _triangle_stage(self, pos, attrs, interp, tris, prims, wide: bool = False) -> tuple:
-        """Viewport transform, clipping and setup of triangles ``tris`` over
-        vertices ``pos`` (clip space) with inputs ``attrs``: (TriangleSet, the
-        number of triangles clipping left)."""
-        rast = self._rast.state
-        # viewport transform (fused, as the draw module's vertex stage), then clipping
+    def _stage_consts(self, stage: ShaderType, resources: list, deps: list) -> tuple:
+        for res, _ in self._constbufs.get(stage, {}).values():
+            if res is not None:
+                resources.append(res)
+                deps.append((res, res.storage))
+        return tuple(self._const_arrays(stage))
+
+    def _part_vconsts(self, resources: list, deps: list) -> tuple:
+        return self._stage_consts(ShaderType.VERTEX, resources, deps) or _NO_CONSTS
+
+    def _part_gconsts(self, resources: list, deps: list) -> tuple:
+        return self._stage_consts(ShaderType.GEOMETRY, resources, deps) or _NO_CONSTS
+
+    def _part_viewport(self, resources: list, deps: list) -> tuple:
         vp = self._viewports[0]
-        win, oow = viewport_transform(pos, vp.scale, vp.translate)
-        ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
-        planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
-        geo = clip.clip_triangles(
-            pos,
-            win,
-            oow,
-            attrs,
-            tris,
-            prims,
-            planes=planes,
-            active=active,
-            interp=interp,
-            flatshade_first=rast.flatshade_first,
-            scale=vp.scale,
-            translate=vp.translate,
-        )
-        win, oow, attrs, tris, prims = geo.win, geo.oow, geo.attrs, geo.tris, geo.prim_ids
-        self.yield_point()
-        ts = setup_triangles(
-            win,
-            oow,
-            tris,
-            attrs,
-            interp,
-            region=self._draw_region(rast),
-            half_pixel_center=rast.half_pixel_center,
-            bottom_edge_rule=rast.bottom_edge_rule,
-            front_ccw=rast.front_ccw,
-            cull_front=self._rast.cull_front,
-            cull_back=self._rast.cull_back,
-            flatshade_first=rast.flatshade_first,
-            prim_ids=prims,
-            wide_prim_ids=wide,
-        )
-        return ts, tris.shape[0]
+        return (tuple(float(v) for v in vp.scale), tuple(float(v) for v in vp.translate))
 
-    def _vertex_stage(self, vs, fs, fetched, vids, iids, info) -> tuple:
-        """Run the vertex shader over vertices ``vids`` (instances ``iids``);
-        returns (result, positions (n, 4), FragmentState inputs, the fragment
-        shader's inputs per vertex (n, K, 4), their interpolation modes)."""
-        from ..tgsi.compiler import ExecEnv
-
-        n = vids.size
-        # the system values the shader declares (most declare none)
-        sysvals = {}
-        for name in set(vs.kernel.system_value_decls.values()):
-            if name == "VERTEXID":
-                sysvals[name] = _sv_int(vids)
-            elif name == "VERTEXID_NOBASE":
-                sysvals[name] = _sv_int(vids - (info.index_bias if info.index_size else 0))
-            elif name == "INSTANCEID":
-                sysvals[name] = _sv_int(iids)
-            elif name == "BASEVERTEX":
-                base = info.index_bias if info.index_size else info.start
-                sysvals[name] = _sv_int(np.full(n, base))
-            elif name == "BASEINSTANCE":
-                sysvals[name] = _sv_int(np.full(n, info.start_instance))
-            elif name == "DRAWID":
-                sysvals[name] = _sv_int(np.full(n, info.drawid))
-        res = vs.kernel(
-            ExecEnv(
-                n=n,
-                inputs=fetched,
-                consts=self._const_arrays(ShaderType.VERTEX),
-                system_values=sysvals,
-                textures=self._texture_bindings(ShaderType.VERTEX),
-            )
-        )
-        self.yield_point()
-        pos_reg = vs.kernel.output_index("POSITION")
-        if pos_reg is None:
-            pos = np.zeros((n, 4), F32)
-        else:
-            # (np.stack costs ~5x more on a few vertices)
-            pos = np.array([_bcast(c, n) for c in res.outputs[pos_reg]], F32).T.copy()
-        # fragment shader linkage
-        fs_inputs, link = self._link(vs, fs)
-        attrs = np.zeros((n, len(link), 4), F32)
-        interp = []
-        for slot, (vs_reg, mode_name) in enumerate(link):
-            interp.append(mode_name)
-            if vs_reg is not None and vs_reg in res.outputs:
-                attrs[:, slot] = np.array([_bcast(c, n, F32) for c in res.outputs[vs_reg]]).T
-        return res, pos, fs_inputs, attrs, interp
-
-    def _draw_vertices(self, info: DrawInfo, index_data: Any, vs, fs) -> tuple:
-        """Index read, fetch and vertex shader of one (instanced) draw: (ids,
-        restart cuts, each stream entry's vertex among the distinct ones, their
-        count, instances, then _vertex_stage's results over every instance)."""
-        ids, cuts = read_indices(
-            index_data,
-            info.index_size,
-            info.start,
-            info.count,
-            info.index_bias if info.index_size else 0,
-            bool(info.primitive_restart and info.index_size),
-            info.restart_index,
-        )
-        uniq, inverse = _unique_ids(ids, info.index_size)
-        nu, ninst = uniq.size, info.instance_count
-        vids = np.tile(uniq, ninst)
-        iids = np.repeat(np.arange(ninst, dtype=np.int64), nu)
-        elements = list(self._velems.elements) if self._velems is not None else []
-        fetched = fetch_attributes(
-            elements, _bound_buffers(self._vbufs), vids, iids, info.start_instance
-        )
-        self.yield_point()
-        staged = self._vertex_stage(vs, fs, fetched, vids, iids, info)
-        return (ids, cuts, inverse, nu, ninst, *staged)
-
-    def _front_end_points(self, info: DrawInfo, index_data: Any, vs, fs) -> list:
-        """The vertex pipeline of a POINTS draw.
-
-        Each vertex is a point of ``point_size`` pixels (or the vertex shader's
-        PSIZE with ``point_size_per_vertex``), at least one.  A point whose
-        centre lies outside the clip volume (or a user clip plane) is dropped,
-        as GL clips points; the others become a square, as llvmpipe sets them
-        up: the centre snapped to 1/256 pixel, the snapped width halved down
-        on the left and top, the square's edges under the triangle fill rule
-        (left and top edges in, right and bottom out).  Here the square is two
-        triangles, front-facing whatever the winding rules, never culled,
-        every attribute constant over it (the vertex's values) except the
-        sprite coordinates: a PCOORD input, and with ``point_quad_rasterization``
-        the GENERIC inputs ``sprite_coord_enable`` names, run (s, t, 0, 1)
-        from 0 to 1 across the point, with llvmpipe's coefficients
-        (``s = (0.5 - ds*(x - offset)) + ds*px``, ds = 1 / the snapped width,
-        t likewise down the rows, or up them for PIPE_SPRITE_COORD_LOWER_LEFT)."""
-        rast = self._rast.state
-        if rast.point_smooth:
-            raise UnsupportedError("smooth (antialiased) points are not implemented by numpipe")
-        ids, _, inverse, nu, ninst, res, pos, fs_inputs, attrs, interp = self._draw_vertices(
-            info, index_data, vs, fs
-        )
-        n = pos.shape[0]
-        # the points, instance after instance, and their primitive ids
-        pts = np.concatenate([i * nu + inverse for i in range(ninst)])
-        prims = np.tile(np.arange(ids.size, dtype=np.int64), ninst)  # from 0 per instance
-        psize_reg = vs.kernel.output_index("PSIZE")
-        psize = None
-        if rast.point_size_per_vertex and psize_reg is not None:
-            psize = _bcast(res.outputs[psize_reg][0], n, F32)
-        ts, m = self._point_stage(pos, attrs, interp, pts, prims, psize, fs)
-        for q in self._active_queries:
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += ids.size * ninst
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += ids.size * ninst
-                st.ia_primitives += ids.size * ninst
-                st.vs_invocations += n
-                st.c_invocations += ids.size * ninst
-                st.c_primitives += m
-        return [(ts, fs_inputs)]
-
-    def _point_stage(self, pos, attrs, interp, pts, prims, psize, fs) -> tuple:
-        """Clipping and setup of points at vertices ``pts`` (see
-        _front_end_points); ``psize`` the per-vertex sizes or None for the
-        rasterizer's: (TriangleSet, the number of points clipping left)."""
-        rast = self._rast.state
-        if psize is not None:
-            size = psize[pts]
-        else:
-            size = np.full(pts.size, F32(rast.point_size), F32)
-        size = np.minimum(size, F32(MAX_POINT_WIDTH))  # (NaN stays NaN: dropped below)
-        # clip: the centre against the active planes
-        ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
-        planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
-        centre = pos[pts]
-        keep = np.isfinite(centre).all(axis=1) & np.isfinite(size)
-        with np.errstate(invalid="ignore", over="ignore"):
-            for p in active:
-                keep &= clip.plane_distance(centre, planes[p]) >= 0
-        pts, prims, size = pts[keep], prims[keep], size[keep]
-        vp = self._viewports[0]
-        win, oow = viewport_transform(pos, vp.scale, vp.translate)
-        m = pts.size
-        # the square's corners in 1/256 pixels, exactly as llvmpipe's point setup
-        po = F32(0.5) if rast.half_pixel_center else F32(0.0)
-        fxy = subpixel_snap((win[pts, :2] - po).astype(F32))
-        fw = np.maximum(subpixel_snap(size), FIXED_ONE)
-        lo = fxy - (fw // 2)[:, None]
-        hi = lo + fw[:, None]
-        cx = np.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], 1)  # corners 0..3
-        cy = np.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], 1)
-        win4 = np.empty((m, 4, 3), F32)
-        win4[..., 0] = cx.astype(F32) / F32(FIXED_ONE) + po
-        win4[..., 1] = cy.astype(F32) / F32(FIXED_ONE) + po
-        win4[..., 2] = win[pts, 2][:, None]
-        oow4 = np.repeat(oow[pts], 4)
-        attrs4 = np.repeat(attrs[pts], 4, axis=0)
-        base = 4 * np.arange(m, dtype=np.int64)[:, None]
-        tris = (base[:, :, None] + np.array([[0, 1, 2], [0, 2, 3]])[None]).reshape(-1, 3)
-        sprite = self._sprite_slots(fs, rast)
-        ts = setup_triangles(
-            win4.reshape(-1, 3),
-            oow4,
-            tris,
-            attrs4,
-            [
-                "constant" if mode == "constant" and k not in sprite else "linear"
-                for k, mode in enumerate(interp)
-            ],
-            region=self._draw_region(rast),
-            half_pixel_center=rast.half_pixel_center,
-            bottom_edge_rule=rast.bottom_edge_rule,
-            front_ccw=False,  # the corners wind clockwise: front-facing
-            prim_ids=np.arange(2 * m, dtype=np.int64),  # (each triangle's point: id // 2)
-            wide_prim_ids=True,
-        )
-        point = ts.prim_id.astype(np.int64) // 2
-        ts.prim_id = prims[point].astype(np.int32)
-        if sprite and ts.count:
-            ds = (F32(FIXED_ONE) / fw.astype(F32)).astype(F32)
-            dt = -ds if rast.sprite_coord_mode == SpriteCoord.LOWER_LEFT else ds
-            s0 = F32(0.5) - ds * (win[pts, 0] - po)
-            t0 = F32(0.5) - dt * (win[pts, 1] - po)
-            coef = np.zeros((m, 3, 4), F32)
-            coef[:, 0, 0], coef[:, 1, 0] = s0, ds
-            coef[:, 0, 1], coef[:, 2, 1] = t0, dt
-            coef[:, 0, 3] = 1.0
-            for slot in sprite:
-                ts.inputs[:, slot] = coef[point]
-        return ts, m
-
-    def _front_end_gs(self, info: DrawInfo, mode: Prim, index_data: Any, vs, gs, fs) -> list:
-        """The vertex pipeline with a geometry shader: the draw's primitives
-        (of the shader's input type) after the vertex shader go through the
-        geometry kernel, one lane per primitive and invocation; its stream-0
-        vertices, in lane order, become the output strips, which are clipped
-        and set up like a draw of that type (gallium/numpipe/geometry.py)."""
-        from . import geometry as geo
-        from . import lines as ln
-
-        rast = self._rast.state
-        ids, cuts, inverse, nu, ninst, vres, vpos, _, _, _ = self._draw_vertices(
-            info, index_data, vs, fs
-        )
-        prims_in = geo.input_primitives(gs.shader, mode, ids.size, cuts, rast.flatshade_first)
-        verts = np.concatenate([i * nu + inverse[prims_in] for i in range(ninst)])
-        # gl_PrimitiveIDIn counts the primitives of each instance from 0
-        prim_ids = np.tile(np.arange(prims_in.shape[0], dtype=np.int64), ninst)
-        self.yield_point()
-        out = geo.run_geometry(gs, vs, vres, vpos, verts, prim_ids, self._const_arrays,
-                               self._texture_bindings)  # fmt: skip
-        self.yield_point()
-        fs_inputs, link = self._link(gs, fs)
-        n = out.pos.shape[0]
-        attrs = np.zeros((n, len(link), 4), F32)
-        interp = []
-        for slot, (reg, mode_name) in enumerate(link):
-            interp.append(mode_name)
-            if reg is not None and reg in out.outputs:
-                attrs[:, slot] = out.outputs[reg]
-        kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
-        if kind == "TRIANGLE_STRIP":
-            tris, _ = assemble.triangles(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
-            ts, nout = self._triangle_stage(out.pos, attrs, interp, tris, out.prim[tris[:, 0]])
-        elif kind == "LINE_STRIP":
-            segs, _ = ln.segments(Prim.LINE_STRIP, n, out.cuts)
-            flat = attrs[segs[:, 0] if rast.flatshade_first else segs[:, 1]]
-            order = np.arange(segs.shape[0], dtype=np.int64)
-            ts, nout = self._line_stage(out.pos, attrs, interp, segs, order, flat)
-            ts.prim_id = out.prim[segs[ts.prim_id.astype(np.int64), 0]].astype(np.int32)
-        else:  # POINTS
-            psize = out.outputs.get(gs.kernel.output_index("PSIZE"))
-            size = None if psize is None or not rast.point_size_per_vertex else psize[:, 0]
-            pts = np.arange(n, dtype=np.int64)
-            ts, nout = self._point_stage(out.pos, attrs, interp, pts, out.prim, size, fs)
-        for q in self._active_queries:
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += out.primitives
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += ids.size * ninst
-                st.ia_primitives += verts.shape[0]
-                st.vs_invocations += vpos.shape[0]
-                st.gs_invocations += out.invocations
-                st.gs_primitives += out.primitives
-                st.c_invocations += out.primitives
-                st.c_primitives += nout
-        return [(ts, fs_inputs)]
-
-    def _front_end_lines(self, info: DrawInfo, mode: Prim, index_data: Any, vs, fs) -> list:
-        """The vertex pipeline of a LINES / LINE_STRIP / LINE_LOOP draw: the
-        segments are clipped as Mesa's draw module clips lines and set up as
-        llvmpipe sets them up (gallium/numpipe/lines.py)."""
-        from . import lines as ln
-
-        rast = self._rast.state
-        if rast.line_smooth:
-            raise UnsupportedError("smooth (antialiased) lines are not implemented by numpipe")
-        if rast.line_stipple_enable:
-            raise UnsupportedError("line stipple is not implemented by numpipe yet")
-        ids, cuts, inverse, nu, ninst, _, pos, fs_inputs, attrs, interp = self._draw_vertices(
-            info, index_data, vs, fs
-        )
-        n = pos.shape[0]
-        seg, prim = ln.segments(mode, ids.size, cuts)
-        lines = np.concatenate([i * nu + inverse[seg] for i in range(ninst)]).reshape(-1, 2)
-        prims = np.tile(prim, ninst)  # primitive ids count each instance from 0
-        flat = attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
-        nin = lines.shape[0]
-        order = np.arange(nin, dtype=np.int64)  # (unique, for the clipper's bookkeeping)
-        ts, nout = self._line_stage(pos, attrs, interp, lines, order, flat)
-        ts.prim_id = prims[ts.prim_id.astype(np.int64)].astype(np.int32)
-        for q in self._active_queries:
-            if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += nin
-            elif q.type == QueryType.PIPELINE_STATISTICS:
-                st = q.stats
-                st.ia_vertices += ids.size * ninst
-                st.ia_primitives += nin
-                st.vs_invocations += n
-                st.c_invocations += nin
-                st.c_primitives += nout
-        return [(ts, fs_inputs)]
-
-    def _line_stage(self, pos, attrs, interp, lines, prims, flat) -> tuple:
-        """Viewport transform, clipping and setup of segments ``lines`` (see
-        _front_end_lines; ``flat`` each segment's provoking-vertex inputs):
-        (TriangleSet, the number of segments clipping left)."""
-        from . import lines as ln
-
-        rast = self._rast.state
-        vp = self._viewports[0]
-        win, oow = viewport_transform(pos, vp.scale, vp.translate)
-        ucps = [self._clip.ucp[i] for i in range(8) if rast.clip_plane_enable >> i & 1]
-        planes, active = clip.plane_table(True, rast.depth_clip, rast.clip_halfz, ucps)
-        before = prims
-        pos, win, oow, attrs, lines, prims = ln.clip_lines(
-            pos, win, oow, attrs, lines, prims,
-            planes=planes, active=active, interp=interp, scale=vp.scale, translate=vp.translate,
-        )  # fmt: skip
-        flat = flat[np.searchsorted(before, prims)]  # prims are unique and ascending
-        self.yield_point()
-        ts = ln.setup_lines(
-            win, oow, lines, attrs, interp,
-            width=min(rast.line_width, MAX_LINE_WIDTH), region=self._draw_region(rast),
-            half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
-            prim_ids=prims, flat_values=flat,
-        )  # fmt: skip
-        return ts, lines.shape[0]
-
-    def _draw_region(self, rast) -> tuple[int, int, int, int]:
+    def _part_region(self, resources: list, deps: list) -> tuple:
         """The framebuffer, intersected with the scissor when enabled (inclusive)."""
         fb = self._fb
         region = (0, 0, fb.width - 1, fb.height - 1)
-        if rast.scissor:
+        if self._rast.state.scissor:
             sc = self._scissors[0]
             region = (
-                max(0, sc.minx),
-                max(0, sc.miny),
-                min(fb.width, sc.maxx) - 1,
-                min(fb.height, sc.maxy) - 1,
+                max(0, int(sc.minx)),
+                max(0, int(sc.miny)),
+                min(fb.width, int(sc.maxx)) - 1,
+                min(fb.height, int(sc.maxy)) - 1,
             )
+        for s in [*self._fb.cbufs, self._fb.zsbuf]:
+            if s is not None:
+                resources.append(s.texture)
         return region
 
-    def _sprite_slots(self, fs, rast) -> list[int]:
-        """Attribute slots (see _link) that take point sprite coordinates."""
-        slots = []
-        attr = 0
-        for _, d in sorted(fs.kernel.input_decls.items()):
-            if d.semantic in ("POSITION", "FACE"):
-                continue
-            if d.semantic == "PCOORD" or (
-                rast.point_quad_rasterization
-                and d.semantic == "GENERIC"
-                and d.semantic_index < 32
-                and rast.sprite_coord_enable >> d.semantic_index & 1
-            ):
-                slots.append(attr)
-            attr += 1
-        return slots
-
-    def _add_to_scene(self, ts, fs_inputs: list) -> None:
-        """Capture the fragment state for a draw's triangles and add them to the scene."""
-        self.stats["triangles"] += ts.count
-        if ts.count == 0 or (self._sample_mask & 1) == 0:
-            return
-        for q in self._active_queries:
-            if q.type == QueryType.PIPELINE_STATISTICS:
-                # every covered fragment invokes the shader (numpipe skips the
-                # work for fragments an early depth test rejects, but counts them)
-                from workers.raster import covered_pixels
-
-                q.stats.ps_invocations += covered_pixels(ts)
+    def _part_frag(self, resources: list, deps: list) -> FragmentSnapshot:
         fs = self._shaders[ShaderType.FRAGMENT]
-        scene = self._current_scene()
-        state = self._fragment_state(fs, fs_inputs, scene)
-        if scene.add_draw(state, ts):
-            self.stats["merged_draws"] += 1
-        else:
-            self.stats["draw_commands"] += 1
-
-    def _link(self, vs: ShaderCSO, fs: ShaderCSO) -> tuple[list, list]:
-        """Match FS inputs to VS outputs by semantic.
-
-        Returns ``(fs_inputs, link)``: ``fs_inputs`` is the FragmentState input
-        list, ``link[slot] = (vs_output_register, interpolation)``.
-        """
-        rast = self._rast.state
-        vs_out = {(d.semantic, d.semantic_index): reg for reg, d in vs.kernel.output_decls.items()}
-        fs_inputs = []
-        link = []
-        for reg, d in sorted(fs.kernel.input_decls.items()):
-            sem = d.semantic
-            if sem == "POSITION":
-                fs_inputs.append((reg, "pos", 0))
-                continue
-            if sem == "FACE":
-                fs_inputs.append((reg, "face", 0))
-                continue
-            if sem == "PRIM_ID":  # the primitive's index in its draw (an integer)
-                fs_inputs.append((reg, "primid", 0))
-                continue
-            mode = d.interpolate
-            if mode is None:
-                mode = "COLOR" if sem in ("COLOR", "BCOLOR") else "PERSPECTIVE"
-            if mode == "COLOR":
-                mode = "CONSTANT" if rast.flatshade else "PERSPECTIVE"
-            source = vs_out.get((sem, d.semantic_index))
-            fs_inputs.append((reg, "attr", len(link)))
-            link.append((source, mode.lower()))
-        return fs_inputs, link
+        slots = self._constbufs.get(ShaderType.FRAGMENT, {})
+        consts: list[tuple[Any, Any]] = []
+        if slots:
+            consts = [(None, None)] * (max(slots) + 1)
+            for idx, (res, data) in slots.items():
+                if res is not None:
+                    off, size = data
+                    consts[idx] = (res, res.storage[off : off + size])
+                    resources.append(res)
+                    deps.append((res, res.storage))
+                else:
+                    consts[idx] = (None, data)
+        textures, tkey = self._stage_textures(ShaderType.FRAGMENT, resources, deps)
+        counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
+        stat_queries = tuple(
+            q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
+        )
+        key = (  # (by identity: the snapshot keeps the objects alive)
+            id(fs),
+            tuple((id(r), id(c)) for r, c in consts),
+            tkey,
+            id(self._blend),
+            id(self._dsa),
+            self._stencil_ref,
+            self._blend_color,
+            self._sample_mask,
+            tuple(id(c) for c in counters),
+            tuple(id(q) for q in stat_queries),
+        )
+        frag = self._frags.get(key)
+        if frag is None:
+            if len(self._frags) >= 256:
+                self._frags.clear()
+            fs_inputs, _ = link_outputs({}, fs.kernel, self._rast.state.flatshade)
+            frag = self._frags[key] = FragmentSnapshot(
+                fs=fs,
+                fs_inputs=fs_inputs,
+                consts=tuple(consts),
+                textures=textures,
+                blend=self._blend,
+                dsa=self._dsa,
+                stencil_ref=self._stencil_ref,
+                blend_color=self._blend_color,
+                sample_mask=self._sample_mask,
+                counters=counters,
+                stat_queries=stat_queries,
+            )
+        return frag
 
     def _const_arrays(self, stage: ShaderType) -> list[Any]:
+        """The stage's constant buffers as byte arrays (None for an empty slot)."""
         slots = self._constbufs.get(stage, {})
         if not slots:
             return []
@@ -1997,74 +1639,32 @@ class NumpipeContext:
 
         return TextureBindings.capture(self._views.get(stage, []), self._samplers.get(stage, []))
 
-    def _fragment_state(self, fs: ShaderCSO, fs_inputs: list, scene: Scene) -> Any:
-        from workers.fragment import FragmentState, passthrough_slots, texpass_info
+    def _run_draws(self) -> None:
+        """Run the queued draws (their set-up primitives go into the scene).
 
-        kern = fs.kernel
-        nc = len(scene.cbufs)
-        all_cbufs = fs.shader.get_property("FS_COLOR0_WRITES_ALL_CBUFS", 0)
-        color_outputs: list[int | None] = []
-        for i in range(nc):
-            reg = kern.output_index("COLOR", 0 if all_cbufs else i)
-            color_outputs.append(reg)
-        depth_out = kern.output_index("POSITION")
-        stencil_out = kern.output_index("STENCIL")
-        consts = []
-        for idx, arr in enumerate(self._const_arrays(ShaderType.FRAGMENT)):
-            if arr is None:
-                consts.append(None)
-                continue
-            res = self._constbufs[ShaderType.FRAGMENT][idx][0]
-            # User constants were copied at bind time.  A buffer's constants
-            # are copied now (they are small): the rasterizer reads them after
-            # this call returns, and a later write to the buffer (buffer_subdata,
-            # a threaded context's in-order upload) must not reach this draw.
-            consts.append(arr.copy() if res is not None else arr)
-        counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
-        textures = self._texture_bindings(ShaderType.FRAGMENT)
-        if textures is not None:
-            scene.resources.update(textures.resources())
-        blend = self._blend
-        origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
-        center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
-        st = FragmentState(
-            kernel=kern,
-            fs_inputs=fs_inputs,
-            consts=consts,
-            textures=textures,
-            color_outputs=color_outputs,
-            depth_output=depth_out,
-            stencil_output=stencil_out,
-            blend=list(blend.rt[:nc]),
-            blend_enabled=any(rt.blend_enable for rt in blend.rt[:nc]),
-            blend_color=self._blend_color,
-            dsa=self._dsa.state,
-            stencil_ref=self._stencil_ref,
-            coord_lower_left=origin == "LOWER_LEFT",
-            coord_integer_center=center == "INTEGER",
-            fb_height=self._fb.height,
-            counters=counters,
-            needs_quads=_needs_quads(fs.shader),
-            passthrough=passthrough_slots(kern, fs_inputs),
-            texpass=texpass_info(kern, fs_inputs),
-        )
-        dsa = self._dsa.state
-        st.early_z = bool(
-            scene.zsbuf is not None
-            and dsa.depth.enabled
-            and not dsa.stencil[0].enabled
-            and not dsa.alpha.enabled
-            and depth_out is None
-            and stencil_out is None
-            and not kern.uses_kill
-        )
-        if blend.uses_src1:
-            st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
-        return st
+        A draw that fails here (a shader fault: everything an application
+        controls was checked when the draw was queued) is kept as a driver
+        error, raised at the next sync point with a device reset reported;
+        the other draws still draw.
+        """
+        if not self._draws.queue:
+            return
+        self._draws_epoch += 1
+        self._queued.clear()
+        self._binner.epoch += 1
+        passes = self._draws.stats["passes"]
+        for exc in self._draws.run():
+            self.record_error(exc, "the draw pipeline")
+        self.stats["draw_passes"] += self._draws.stats["passes"] - passes
 
     # ------------------------------------------------------------------ flush and sync
 
     def _submit_scene(self) -> Fence:
+        self._run_draws()
+        # equal states are interned within a frame; a new frame starts afresh
+        # (an old snapshot must not keep a replaced storage or texture alive)
+        self._programs.clear()
+        self._frags.clear()
         scene = self._scene
         if scene is None or scene.empty:
             self._scene = None
@@ -2082,7 +1682,7 @@ class NumpipeContext:
         for q in list(self._pending_query_scenes(scene)):
             q.fence = scene.fence
             q.pending_scene = None
-        self.screen.pool.submit(scene, after=prev)
+        self.screen.pool.submit(SceneJob(scene), after=prev)
         return scene.fence
 
     def _pending_query_scenes(self, scene: Scene):
@@ -2170,7 +1770,9 @@ class NumpipeContext:
         self._submit_scene()
 
     def _uses_resource(self, resource: Resource) -> bool:
-        return self._scene is not None and resource in self._scene.resources
+        return resource in self._queued or (
+            self._scene is not None and resource in self._scene.resources
+        )
 
     def _sync_resource(
         self, resource: Resource, write: bool, reason: str, dontblock: bool = False
@@ -2182,7 +1784,9 @@ class NumpipeContext:
         if self._uses_resource(resource):
             if dontblock:
                 return False
-            self._submit_scene()
+            self._run_draws()  # (the draws may not touch it: then the scene need not go)
+            if self._scene is not None and resource in self._scene.resources:
+                self._submit_scene()
         fences = resource.pending_fences()
         if fences and dontblock:
             return False
@@ -2323,6 +1927,7 @@ class NumpipeContext:
             raise bad_type("query", "a Query from create_query", query)
         if query in self._active_queries:
             self._active_queries.remove(query)
+            self._queries_changed()
         query.destroyed = True
 
     def begin_query(self, query: Query) -> bool:
@@ -2333,6 +1938,8 @@ class NumpipeContext:
             raise bad_value("query", f"{query.type.name} queries take no begin_query")
         if query.active:
             raise bad_value("query", "is already active (begin_query twice without end_query)")
+        if query.type in (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS):
+            self._run_draws()  # queued draws may still count into its last interval
         query.active = True
         query.ended = False
         query.fence = None
@@ -2348,7 +1955,12 @@ class NumpipeContext:
         if query.type == QueryType.TIME_ELAPSED:
             query.begin_marker = self._time_marker()  # type: ignore[attr-defined]
         self._active_queries.append(query)
+        self._queries_changed()
         return True
+
+    def _queries_changed(self) -> None:
+        self._counting = counting_queries(self._active_queries)
+        self._snap["frag"] = None  # (occlusion counters, statistics queries)
 
     def end_query(self, query: Query) -> bool:
         self._check_alive()
@@ -2359,10 +1971,13 @@ class NumpipeContext:
         query.active = False
         if query in self._active_queries:
             self._active_queries.remove(query)
+            self._queries_changed()
         query.ended = True
         if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
             query.end_marker = self._time_marker()  # type: ignore[attr-defined]
-        if self._scene is not None and not self._scene.empty:
+        if self._draws.queue:  # their primitives go into the current scene
+            self._current_scene()
+        if self._scene is not None and (not self._scene.empty or self._draws.queue):
             if not hasattr(self._scene, "queries"):
                 self._scene.queries = []  # type: ignore[attr-defined]
             self._scene.queries.append(query)  # type: ignore[attr-defined]
@@ -2380,6 +1995,7 @@ class NumpipeContext:
         framebuffer to build a scene on, the marker stamps when the previous
         scene completes.
         """
+        self._run_draws()  # the marker comes after them
         if self._scene is not None or (self._fb.width > 0 and self._fb.height > 0):
             return self._current_scene().add_marker(self.screen.get_timestamp)
         marker = _FenceMarker(self.screen.get_timestamp)
@@ -2466,17 +2082,6 @@ class NumpipeContext:
         return self.flush().finish(timeout_ns)
 
 
-# Opcodes that make a fragment shader look at its neighbours in the 2x2 quad.
-_QUAD_OPCODES = frozenset(
-    {"DDX", "DDY", "DDX_FINE", "DDY_FINE", "TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ"}
-    | {"SAMPLE", "SAMPLE_B", "SAMPLE_C", "INTERP_OFFSET", "INTERP_SAMPLE", "INTERP_CENTROID"}
-)
-
-
-def _needs_quads(shader: Any) -> bool:
-    return any(inst.opcode in _QUAD_OPCODES for inst in shader.instructions)
-
-
 class _FenceMarker:
     """A timestamp taken when a fence signals (markers outside any scene)."""
 
@@ -2516,35 +2121,14 @@ def _user_bytes(obj: Any, arg: str) -> np.ndarray:
     return np.frombuffer(mv.cast("B"), dtype=np.uint8)
 
 
-def _bcast(v: Any, n: int, dtype: Any = None) -> np.ndarray:
-    a = np.asarray(v)
-    if dtype is not None and a.dtype != dtype:
-        a = a.view(dtype) if a.dtype.itemsize == 4 and a.dtype.kind in "iu" else a.astype(dtype)
-    if a.ndim == 0:
-        return np.full(n, a, dtype=a.dtype)
-    return a
-
-
-def _sv_int(values: np.ndarray) -> list[np.ndarray]:
-    v = values.astype(np.int32)
-    return [v, v, v, v]
-
-
-_ = (time, PipeValueError)
-
-
 def _no_yield() -> None:
     """The direct context's yield point: nothing to hand over."""
 
 
-# draws set up as lines (adjacency modes: the middle two vertices of each primitive)
-_LINE_DRAW_MODES = (
-    Prim.LINES,
-    Prim.LINE_STRIP,
-    Prim.LINE_LOOP,
-    Prim.LINES_ADJACENCY,
-    Prim.LINE_STRIP_ADJACENCY,
-)
+# which part of a queued draw's state a stage's constants / textures belong to
+_CONST_PART = {ShaderType.VERTEX: "vconsts", ShaderType.GEOMETRY: "gconsts"}
+_TEXTURE_PART = {ShaderType.VERTEX: "program", ShaderType.GEOMETRY: "program"}
+_NO_CONSTS: tuple = ()
 
 
 def _bind_slots(slots: dict, start: int, items: list) -> None:
@@ -2554,19 +2138,3 @@ def _bind_slots(slots: dict, start: int, items: list) -> None:
             slots.pop(start + i, None)
         else:
             slots[start + i] = item
-
-
-def _unique_ids(ids: np.ndarray, indexed: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct vertex ids of a stream and each stream entry's position
-    among them (indexed draws repeat vertices; others do not)."""
-    if indexed and ids.size:
-        return np.unique(ids, return_inverse=True)
-    return ids, np.arange(ids.size)
-
-
-def _bound_buffers(vbufs: dict) -> dict:
-    out = {}
-    for slot, vb in vbufs.items():
-        data = vb.buffer.storage if isinstance(vb.buffer, Resource) else vb.buffer
-        out[slot] = BoundVertexBuffer(data, vb.stride, vb.buffer_offset)
-    return out

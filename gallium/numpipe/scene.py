@@ -23,6 +23,11 @@ its band only, so
 Everything a worker reads is captured in the scene when the command is
 recorded: render-target arrays, constant-buffer bytes, sampler-view arrays,
 CSO state.  The worker never looks at the context, which has moved on.
+
+Layering: the draw module (gallium/draw/) adds set-up primitives, the
+rasterizer (workers/) reads them; a scene imports neither.  The worker pool
+runs a scene through :class:`workers.job.SceneJob`, which knows how a band
+is rasterized.
 """
 
 from __future__ import annotations
@@ -33,12 +38,17 @@ from typing import Any
 
 import numpy as np
 
+from ..draw.primitives import TriangleSet, concat_triangle_sets
 from ..pipe.errors import add_origin_note
 from ..pipe.fence import Fence
 from ..util.format import DepthLayout, FormatDesc, depth_layout
-from .setup import TriangleSet, concat_triangle_sets
 
 TILE = 64
+
+# A triangle whose bounding box covers at least this many pixels of a band is
+# rasterized by the dense path, smaller ones by the sparse one (workers/raster.py
+# takes the same figure); the narrow-band rule below counts the sparse ones.
+DENSE_MIN_PIXELS = 16384
 
 
 BAND_PIXELS = 1 << 19  # at most, unless one row of tiles has more
@@ -170,8 +180,6 @@ class DrawCmd:
         path (boxes under DENSE_MIN_PIXELS), how many those are, and the
         other triangles' box pixels (computed once)."""
         if self.boxes is None:
-            from workers.raster import DENSE_MIN_PIXELS
-
             b = self.tris.bbox.astype(np.int64)
             area = (b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)
             small = area < DENSE_MIN_PIXELS
@@ -238,8 +246,7 @@ class Scene:
         self.on_complete: list[Any] = []
         self.triangles = 0
         self.counters: set[OcclusionCounter] = set()
-        self._proc_lock = threading.Lock()  # (workers/bandproc.py)
-        self._proc_ok: bool | None = None
+        self._proc_lock = threading.Lock()  # guards the band processes' blob (workers/bandproc.py)
 
     # -- recording (driver thread) ------------------------------------------------
 
@@ -259,11 +266,10 @@ class Scene:
         """Append a draw; it joins the previous one when nothing between them
         and no fragment-visible state tells them apart (one command per run of
         such draws saves the rasterizer per-command work in every band).
-        Returns whether it was joined."""
+        Returns whether it was joined.  ``state`` decides what "alike" means
+        (``state.shades_like(other)``: workers/fragment.py)."""
         if tris.count == 0:
             return False
-        from workers.fragment import same_raster_state
-
         self.triangles += tris.count
         last = self.commands[-1] if self.commands else None
         if (
@@ -271,7 +277,7 @@ class Scene:
             and last.parts
             and last.parts[0].inputs.shape[1:] == tris.inputs.shape[1:]
             and np.array_equal(last.parts[0].perspective, tris.perspective)
-            and same_raster_state(last.state, state)
+            and (last.state is state or state.shades_like(last.state))
         ):
             last.parts.append(tris)
             return True
@@ -301,8 +307,6 @@ class Scene:
         fill: each band's fixed costs and GIL hand-offs, 50% slower in
         8 bands; 16 blended layers 6-13%) nor tiny ones (100,000 triangles
         of ~20 box pixels: no faster, their cost is per triangle)."""
-        from workers.raster import DENSE_MIN_PIXELS
-
         draws = [cmd for cmd in self.commands if isinstance(cmd, DrawCmd) and cmd.tris is not None]
         if sum(cmd.tris.count for cmd in draws) * DENSE_MIN_PIXELS < self.width * self.height:
             return False  # too few triangles to cover it once (no numpy calls)
@@ -321,36 +325,7 @@ class Scene:
             if isinstance(cmd, MarkerCmd):
                 cmd.band_ns = np.zeros(self.nbands, np.int64)
 
-    # -- execution (workers) --------------------------------------------------------
-
-    def unit_count(self) -> int:
-        return self.nbands if self.commands else 0
-
-    def run_unit(self, unit: int, worker: int) -> None:
-        from workers.raster import execute_band
-
-        execute_band(self, unit)
-
-    def wants_process(self) -> bool:
-        """Whether a band process should rasterize this scene's bands: enough
-        work to pay for the transfer, and every target in shared memory
-        (workers/bandproc.py)."""
-        ok = self._proc_ok
-        if ok is None:
-            from workers import bandproc, shared
-
-            # the estimate first: it settles light scenes in a few microseconds
-            # (this runs before a scene's first band starts)
-            ok = bandproc.estimated_work_ms(self) >= bandproc.MIN_WORK_MS
-            if ok:
-                arrays = [t.raw for t in self.cbufs if t is not None]
-                if self.zsbuf is not None:
-                    arrays.append(self.zsbuf.words)
-                    if self.zsbuf.stencil is not None:
-                        arrays.append(self.zsbuf.stencil)
-                ok = all(shared.locate(a) is not None for a in arrays)
-            self._proc_ok = ok
-        return ok
+    # -- execution (the worker pool, through workers.job.SceneJob) ------------------
 
     def unit_failed(self, unit: int, exc: BaseException) -> None:
         add_origin_note(exc, f"a rasterizer worker (band {unit})")

@@ -99,7 +99,7 @@ _CAPS: dict[Cap, int] = {
     Cap.COMPUTE: 1,
     # points (context.py _front_end_points): sprite coordinates, PCOORD
     Cap.POINT_SPRITE: 1,
-    # geometry shaders (gallium/numpipe/geometry.py)
+    # geometry shaders (gallium/draw/gs.py)
     Cap.MAX_GEOMETRY_OUTPUT_VERTICES: 1024,
     Cap.MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS: 1024,
     Cap.SHADER_BUFFER_OFFSET_ALIGNMENT: 4,

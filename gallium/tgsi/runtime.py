@@ -594,6 +594,30 @@ def gather_imm(table: np.ndarray, idx: Any, chan: int) -> Any:
     return np.where(valid, table[np.where(valid, idx, 0), chan], U32(0))
 
 
+class LaneConstants:
+    """A constant buffer that differs between the draws of one kernel call.
+
+    Row ``r`` of ``data`` (R, nbytes) uint8 is one draw's buffer, zero-padded
+    to the longest; ``sizes[r]`` its own length in bytes; lane ``k`` reads row
+    ``rows[k]``.  Every read gives each lane exactly what a call over its own
+    draw alone would give: vector reads past a buffer's end read 0 there as
+    here (the padding is zero), and LOAD checks each lane against its own
+    row's size.  (The draw module's vertex stages pass these; a constant
+    buffer that all draws share stays one plain buffer, read as scalars.)
+    """
+
+    __slots__ = ("data", "rows", "sizes")
+
+    def __init__(self, data: np.ndarray, rows: np.ndarray, sizes: np.ndarray) -> None:
+        self.data = data
+        self.rows = rows
+        self.sizes = sizes
+
+    def words(self, t: type) -> np.ndarray:
+        """(R, vectors, 4) view of the rows as ``t``."""
+        return self.data.view(t).reshape(self.data.shape[0], -1, 4)
+
+
 def _const_words(buf: Any, t: type) -> np.ndarray | None:
     if buf is None:
         return None
@@ -608,7 +632,16 @@ def _const_words(buf: Any, t: type) -> np.ndarray | None:
 
 
 def const_vec(buf: Any, index: int) -> tuple[Any, Any, Any, Any]:
-    """A direct CONST[b][index] read: four float32 scalars (0 beyond the buffer)."""
+    """A direct CONST[b][index] read: four float32 scalars (0 beyond the buffer),
+    or four per-lane arrays for a :class:`LaneConstants` buffer."""
+    if type(buf) is LaneConstants:
+        words = buf.words(F32)
+        if not 0 <= index < words.shape[1]:
+            z = F32(0.0)
+            return z, z, z, z
+        # (4, R) -> (4, lanes): each channel one contiguous row
+        g = np.ascontiguousarray(words[:, index, :].T).take(buf.rows, axis=1)
+        return g[0], g[1], g[2], g[3]
     words = _const_words(buf, F32)
     if words is None or not 0 <= index < words.shape[0]:
         z = F32(0.0)
@@ -619,6 +652,12 @@ def const_vec(buf: Any, index: int) -> tuple[Any, Any, Any, Any]:
 
 def const_read(buf: Any, idx: Any, chan: int, t: type) -> Any:
     """Per-lane CONST[b][idx] channel; out-of-range vectors read 0 (as tgsi_exec)."""
+    if type(buf) is LaneConstants:
+        words = buf.words(t)
+        count = words.shape[1]
+        idx = np.broadcast_to(np.asarray(idx, np.int64), buf.rows.shape)
+        valid = (idx >= 0) & (idx < count)
+        return np.where(valid, words[buf.rows, np.where(valid, idx, 0), chan], t(0))
     words = _const_words(buf, t)
     if words is None:
         return t(0)
@@ -775,10 +814,17 @@ def load_const_bytes(buf: Any, off: Any, writemask: int, active: Any, n: int) ->
 
     if buf is None:
         return [np.zeros(n, U32)] * 4
-    b = np.asarray(buf)
-    b = b.reshape(-1).view(np.uint8) if b.dtype != np.uint8 else b.reshape(-1)
     offs = np.broadcast_to(np.asarray(off, U32), (n,)).astype(np.int64)
     mask = np.broadcast_to(np.asarray(active, bool), (n,))
+    if type(buf) is LaneConstants:
+        # each lane in its own row, against its own buffer's size
+        row = buf.data.shape[1]
+        sizes = buf.sizes[buf.rows]
+        mask = mask & (offs <= sizes - 4 * max(writemask.bit_length(), 1))
+        words = load_words(buf.data.reshape(-1), offs, mask, writemask, buf.rows * row, row)
+        return [c.view(F32) for c in words]
+    b = np.asarray(buf)
+    b = b.reshape(-1).view(np.uint8) if b.dtype != np.uint8 else b.reshape(-1)
     return [c.view(F32) for c in load_words(b, offs, mask, writemask)]
 
 

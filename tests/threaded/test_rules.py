@@ -569,6 +569,13 @@ def _setup_small_draws(ctx, screen, n, *, blend_const=False):
     return rt, np.arange(3 * n, dtype=np.uint16)
 
 
+def _batching(*ctxs):
+    """Queue draws and run them in passes (whatever NUMPIPE_DRAW_BATCH says)."""
+    for ctx in ctxs:
+        getattr(ctx, "pipe", ctx).batch_draws = True
+    return ctxs
+
+
 def _small_draws(ctx, n, index, first=0, bad_at=None):
     """Draws first..n-1, one triangle each, a blend colour and stencil ref set before each."""
     for i in range(first, n):
@@ -582,23 +589,32 @@ def _small_draws(ctx, n, index, first=0, bad_at=None):
 
 @pytest.mark.parametrize("blend_const", [False, True], ids=["plain", "blend-colour"])
 def test_back_to_back_draws_share_a_vertex_pass_and_render_as_one_by_one(screen, blend_const):
-    direct = screen.context_create(threaded=False)
-    threaded = small_tc(screen, slots=4096, queued=8)  # the whole frame in one batch
+    """Draws with fragment-side state between them take one vertex-pipeline
+    pass on both contexts, and draw what one pass per draw draws."""
+    direct, threaded = _batching(
+        screen.context_create(threaded=False),
+        small_tc(screen, slots=4096, queued=8),  # the whole frame in one batch
+    )
+    alone = screen.context_create(threaded=False)
+    alone.batch_draws = False  # every draw its own pass, at its call
     try:
         images = []
-        for ctx in (direct, threaded):
+        for ctx in (direct, threaded, alone):
             rt, index = _setup_small_draws(ctx, screen, 120, blend_const=blend_const)
             _small_draws(ctx, 120, index)
             ctx.flush().wait(10)
             images.append(read_rgba8(ctx, rt))
         assert (images[0][..., 3] > 0).sum() > 800  # a real picture
         assert np.array_equal(images[0], images[1])
-        assert threaded.stats.grouped_draws == 120
+        assert np.array_equal(images[0], images[2])
+        for ctx, passes in ((direct, 1), (threaded.pipe, 1), (alone, 120)):
+            assert ctx.stats["draw_passes"] == passes
         if blend_const:  # the blend colour changes per draw: no raster merging either
             assert threaded.pipe.stats["merged_draws"] == 0
     finally:
         direct.destroy()
         threaded.destroy()
+        alone.destroy()
 
 
 def _quad_draws(ctx, screen, n, seed):
@@ -640,8 +656,10 @@ def test_draws_with_their_own_vertex_buffers_share_a_vertex_pass(screen):
     """Vertex buffers bound between draws do not break a run: each draw's
     vertices are fetched from its own buffers (and start instance), the rest
     of the vertex pipeline runs once."""
-    direct = screen.context_create(threaded=False)
-    threaded = small_tc(screen, slots=4096, queued=8)  # the whole frame in one batch
+    direct, threaded = _batching(
+        screen.context_create(threaded=False),
+        small_tc(screen, slots=4096, queued=8),  # the whole frame in one batch
+    )
     try:
         images = []
         for ctx in (direct, threaded):
@@ -651,15 +669,17 @@ def test_draws_with_their_own_vertex_buffers_share_a_vertex_pass(screen):
         assert (images[0][..., 3] > 0).sum() > 1000  # a real picture
         assert len({tuple(p) for p in images[0].reshape(-1, 4)}) >= 4  # all four instance colours
         assert np.array_equal(images[0], images[1])
-        assert threaded.stats.grouped_draws == 40
+        for ctx in (direct, threaded.pipe):  # 40 draws, 40 vertex buffers, one pass
+            assert ctx.stats["draw_passes"] == 1
     finally:
         direct.destroy()
         threaded.destroy()
 
 
 def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
-    direct = screen.context_create(threaded=False)
-    threaded = small_tc(screen, slots=4096, queued=8)
+    direct, threaded = _batching(
+        screen.context_create(threaded=False), small_tc(screen, slots=4096, queued=8)
+    )
     try:
         rt_d, index = _setup_small_draws(direct, screen, 40)
         with pytest.raises(ValueError, match="index range"):
@@ -671,7 +691,8 @@ def test_a_bad_draw_in_a_run_is_reported_and_the_others_still_draw(screen):
             threaded.flush().wait(10)  # ...and at the next sync point here
         direct.flush().wait(10)
         assert np.array_equal(read_rgba8(direct, rt_d), read_rgba8(threaded, rt_t))
-        assert threaded.stats.grouped_draws == 0  # the run went call by call
+        for ctx in (direct, threaded.pipe):  # the 39 good draws, one pass
+            assert (ctx.stats["draws"], ctx.stats["draw_passes"]) == (39, 1)
     finally:
         direct.destroy()
         threaded.destroy()
@@ -719,13 +740,12 @@ def test_the_driver_thread_sleeps_between_batches_only_when_one_is_queued(screen
 
 def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen, monkeypatch):
     """A long batch does not keep the GIL from an event loop: the driver thread
-    passes a yield point after fetch, vertex shader, clipping and setup of every
-    vertex-pipeline pass, after each draw of a group and after each run of
-    draws that more than the batch's flush follows, and sleeps there once
-    ~1 ms has passed since it last did."""
+    passes a yield point after index reading, fetch, the vertex shader and
+    clipping of every vertex-pipeline pass, and every 64 calls, and sleeps
+    there once ~1 ms has passed since it last did."""
     import threaded.context as tcm
 
-    ctx = small_tc(screen, slots=4096, queued=8)
+    (ctx,) = _batching(small_tc(screen, slots=4096, queued=8))
     try:
         rt, index = _setup_small_draws(ctx, screen, 30)
         ctx.sync()
@@ -734,22 +754,25 @@ def test_the_driver_thread_offers_the_gil_between_vertex_pipeline_stages(screen,
         ctx.pipe.yield_point = lambda: (points.append(threading.get_ident()), offer())
         monkeypatch.setattr(tcm, "_YIELD_EVERY_S", 0.0)  # every yield point sleeps
         before = ctx.stats.gil_handoffs
-        _small_draws(ctx, 30, index)  # one group: one vertex-pipeline pass
-        ctx.set_sample_mask(0xFFFFFFFF)  # not groupable: ends the run
-        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))  # a lone draw
-        ctx.flush().wait(10)
-        # in the vertex pipeline: 4 stages x 2 passes, and 30 grouped draws
-        assert points == [ctx._thread.ident] * (4 * 2 + 30)
-        # between calls: after the group, not after the lone draw that only
-        # the flush follows (state calls only check every 64th call)
-        assert ctx.stats.gil_handoffs - before == 4 * 2 + 30 + 1
-        assert ctx.stats.grouped_draws == 30
-        # a lone draw with a state call after it (then the flush): one more
-        before = ctx.stats.gil_handoffs
+        _small_draws(ctx, 30, index)  # 90 calls, queued by the direct context
+        ctx.set_sample_mask(0xFFFFFFFF)  # fragment-side: the pass goes on
         ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
-        ctx.set_sample_mask(0xFFFFFFFF)
         ctx.flush().wait(10)
+        # one pass of 31 draws at the flush: 4 stage boundaries
+        assert points == [ctx._thread.ident] * 4
+        assert ctx.pipe.stats["draw_passes"] == 1
+        # ... and the 64th of the batch's 93 calls
         assert ctx.stats.gil_handoffs - before == 4 + 1
+        # a vertex-side state call between draws starts a new pass
+        before = ctx.stats.gil_handoffs
+        points.clear()
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        ctx.bind_rasterizer_state(ctx.create_rasterizer_state(pipe.RasterizerState()))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=3, count=3))
+        ctx.flush().wait(10)
+        assert points == [ctx._thread.ident] * 8
+        assert ctx.stats.gil_handoffs - before == 8
+        assert ctx.pipe.stats["draw_passes"] == 3
         assert (read_rgba8(ctx, rt)[..., 3] > 0).sum() > 100  # and it drew
     finally:
         ctx.destroy()

@@ -33,11 +33,12 @@ import itertools
 
 import numpy as np
 
-from ..draw import assemble
-from ..draw import clip as dclip
 from ..pipe.enums import Prim
 from ..pipe.errors import bad_value
-from .setup import FIXED_ONE, TriangleSet, empty_set, iround, setup_triangles, subpixel_snap
+from . import assemble
+from . import clip as dclip
+from .primitives import TriangleSet, empty_set
+from .setup import FIXED_ONE, iround, setup_triangles, subpixel_snap
 
 F32 = np.float32
 LINE_MODES = (
@@ -326,7 +327,7 @@ def setup_lines(
     # the planes: the parallelogram's winding follows the line, so a triangle
     # that came out "back-facing" is still the line's: lines face the front
     ts.facing = np.ones(ts.count, bool)
-    ts.prim_id = prim_ids[seg].astype(np.int32)
+    ts.prim_id = prim_ids[seg]
     v1, v2 = lines[seg, 0], lines[seg, 1]
     ddx, ddy, oa = idx_dx[seg], idx_dy[seg], ooa[seg]
     x1 = (win[v1, 0] - po).astype(F32)

@@ -1,4 +1,4 @@
-"""Geometry shaders in the pipeline.
+"""The geometry shader stage: one kernel call over a pass's primitives.
 
 Theory of operation
 -------------------
@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ..draw import assemble
-from ..pipe.enums import Prim, ShaderType
+from ..pipe.enums import Prim
 from ..pipe.errors import bad_value
 from ..tgsi.compiler import ExecEnv
+from . import assemble
 from . import lines as ln
 
 F32 = np.float32
@@ -68,6 +68,22 @@ def check_geometry_shader(shader: Any) -> None:
         )
 
 
+def check_input_mode(shader: Any, mode: Prim) -> None:
+    """A draw's mode must give the primitives the geometry shader takes."""
+    inp = shader.get_property("GS_INPUT_PRIMITIVE")
+    mode = Prim(mode)
+    if not (
+        (inp == "POINTS" and mode == Prim.POINTS)
+        or (inp == "LINES" and mode in _LINE_MODES)
+        or (inp == "TRIANGLES" and mode in assemble.TRIANGLE_MODES)
+        or (inp == "LINES_ADJACENCY" and mode in _LINE_ADJ)
+        or (inp == "TRIANGLES_ADJACENCY" and mode == Prim.TRIANGLES_ADJACENCY)
+    ):
+        raise bad_value(
+            "info.mode", f"must draw {inp} for the bound geometry shader ({inp} input)", mode.name
+        )
+
+
 def input_primitives(shader: Any, mode: Prim, n: int, cuts: np.ndarray, flatshade_first: bool):
     """The draw's primitives as (P, vertices) stream positions."""
     inp = shader.get_property("GS_INPUT_PRIMITIVE")
@@ -87,13 +103,20 @@ def input_primitives(shader: Any, mode: Prim, n: int, cuts: np.ndarray, flatshad
     )
 
 
+def invocations(shader: Any) -> int:
+    """GS_INVOCATIONS: kernel lanes per input primitive."""
+    return int(shader.get_property("GS_INVOCATIONS", 1) or 1)
+
+
 @dataclass
 class GeometryOutput:
     pos: np.ndarray  # (N, 4) float32 clip coordinates of the stream-0 vertices
     outputs: dict[int, np.ndarray]  # OUT register -> (N, 4) float32 (bits)
     cuts: np.ndarray  # where a new strip starts (indices into the N vertices)
     prim: np.ndarray  # (N,) the input primitive each vertex came from
+    draw: np.ndarray  # (N,) the draw (of the pass) each vertex came from
     primitives: int  # output primitives (for queries)
+    primitives_by_draw: np.ndarray  # the same, per draw of the pass
     invocations: int  # kernel lanes
 
 
@@ -104,11 +127,15 @@ def _lanes(values: Any, count: int) -> np.ndarray:
     return np.broadcast_to(a, (count,))
 
 
-def run_geometry(gs, vs, vres, vpos, verts, prim_ids, const_arrays, texture_bindings):
+def run_geometry(gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures):
     """Run the geometry kernel over the primitives ``verts`` (P, k) (indices
-    into the vertex shader's results ``vres`` / positions ``vpos``)."""
+    into the vertex shader's results ``vres`` / positions ``vpos``), primitive
+    ids ``prim_ids`` and the draws ``draws`` they belong to (of a pass), with
+    the constant buffers ``consts`` (see gallium/draw/vs.py pass_constants:
+    per lane where the draws differ) and texture bindings ``textures``."""
     shader = gs.shader
-    ninv = int(shader.get_property("GS_INVOCATIONS", 1) or 1)
+    ninv = invocations(shader)
+    ndraws = int(draws.max()) + 1 if draws.size else 1
     p, k = verts.shape
     lanes = p * ninv
     nv = vpos.shape[0]
@@ -139,9 +166,9 @@ def run_geometry(gs, vs, vres, vpos, verts, prim_ids, const_arrays, texture_bind
         ExecEnv(
             n=lanes,
             inputs=flat_inputs,
-            consts=const_arrays(ShaderType.GEOMETRY),
+            consts=consts,
             system_values={"PRIM_ID": [pid] * 4, "INVOCATIONID": [inv] * 4},
-            textures=texture_bindings(ShaderType.GEOMETRY),
+            textures=textures,
             vertices=vertices,
         )
     )
@@ -168,7 +195,8 @@ def run_geometry(gs, vs, vres, vpos, verts, prim_ids, const_arrays, texture_bind
         )
     if not lane_parts:
         empty = np.zeros((0, 4), F32)
-        return GeometryOutput(empty, {}, np.zeros(0, np.int64), np.zeros(0, np.int64), 0, lanes)
+        none = np.zeros(0, np.int64)
+        return GeometryOutput(empty, {}, none, none, none, 0, np.zeros(ndraws, np.int64), lanes)
     lane = np.concatenate(lane_parts)
     event = np.concatenate(event_parts)
     strips = np.concatenate(strip_parts)
@@ -183,13 +211,18 @@ def run_geometry(gs, vs, vres, vpos, verts, prim_ids, const_arrays, texture_bind
     lengths = np.diff(np.append(first, lane.size))
     kind = shader.get_property("GS_OUTPUT_PRIMITIVE")
     per = {"POINTS": 0, "LINE_STRIP": 1, "TRIANGLE_STRIP": 2}[kind]
-    primitives = int(np.maximum(lengths - per, 0).sum())
+    made = np.maximum(lengths - per, 0)
+    vertex_draw = draws[lane // ninv]
     pos = outputs[pos_reg] if pos_reg in outputs else np.zeros((lane.size, 4), F32)
     return GeometryOutput(
         pos=np.ascontiguousarray(pos, F32),
         outputs=outputs,
         cuts=first[1:],
         prim=prim_ids[lane // ninv],
-        primitives=primitives,
+        draw=vertex_draw,
+        primitives=int(made.sum()),
+        primitives_by_draw=np.bincount(vertex_draw[first], weights=made, minlength=ndraws).astype(
+            np.int64
+        ),
         invocations=lanes,
     )

@@ -25,143 +25,15 @@ Everything here is a pure function of its arrays: no threads, no state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..draw.clip import slots_index
+from .clip import slots_index
+from .primitives import TriangleSet, empty_set, take_rows
 
 F32 = np.float32
 FIXED_ORDER = 8
 FIXED_ONE = 1 << FIXED_ORDER
-# Window coordinates beyond this many pixels are clipped to the guard band
-# before setup (keeps every fixed-point product well inside int64).
-GUARD_BAND = float(1 << 20)
 _NEXT = np.array([1, 2, 0])
-
-
-def take_rows(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``a[idx]`` for an array of rows: each row is copied as one opaque item
-    (numpy's fancy indexing copies row elements one by one, ~5-10x slower
-    for rows of a few floats)."""
-    a = np.ascontiguousarray(a)
-    row = a.dtype.itemsize * int(np.prod(a.shape[1:], dtype=np.int64))
-    if a.ndim < 2 or row == 0:
-        return a[idx]
-    items = a.reshape(a.shape[0], -1).view(np.dtype((np.void, row)))[:, 0]
-    return items[idx].view(a.dtype).reshape(*np.shape(idx), *a.shape[1:])
-
-
-def fma32(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
-    """fl32(a*b + c) with a single rounding of the product and sum (as an FMA).
-
-    The float32 product is exact in float64, so only the final sums round;
-    the float64 -> float32 double rounding differs from a true FMA only in
-    rare halfway cases.
-    """
-    return (
-        np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
-    ).astype(F32, copy=False)
-
-
-@dataclass
-class TriangleSet:
-    """Set-up triangles of one draw, in submission order (arrays indexed by triangle)."""
-
-    count: int
-    c: np.ndarray  # (M, 3) int64 edge constants, fill-rule bias included
-    dcdx: np.ndarray  # (M, 3) int64: E changes by -dcdx*256 per pixel step in x
-    dcdy: np.ndarray  # (M, 3) int64: E changes by +dcdy*256 per pixel step in y
-    bbox: np.ndarray  # (M, 4) int32 x0, y0, x1, y1 inclusive, clipped to the draw region
-    z: np.ndarray  # (M, 3) float32 a0, dadx, dady of window z
-    oow: np.ndarray  # (M, 3) float32 a0, dadx, dady of 1/w
-    inputs: np.ndarray  # (M, K, 3, 4) float32 a0, dadx, dady of each FS input
-    perspective: np.ndarray  # (K,) bool: input k needs the 1/w correction
-    w_is_one: np.ndarray  # (M,) bool: all three vertices have w == 1 (no correction needed)
-    facing: np.ndarray  # (M,) bool: front facing
-    prim_id: np.ndarray  # (M,) int32 primitive index within the draw
-    vx: np.ndarray | None = None  # (M, 3) int64 snapped vertex x, 1/256 pixel (centre at 256 px)
-    vy: np.ndarray | None = None  # (M, 3) int64 snapped vertex y
-
-
-def empty_set(k: int) -> TriangleSet:
-    z3 = np.zeros((0, 3), np.int64)
-    return TriangleSet(
-        0,
-        z3,
-        z3.copy(),
-        z3.copy(),
-        np.zeros((0, 4), np.int32),
-        np.zeros((0, 3), F32),
-        np.zeros((0, 3), F32),
-        np.zeros((0, k, 3, 4), F32),
-        np.zeros(k, bool),
-        np.zeros(0, bool),
-        np.zeros(0, bool),
-        np.zeros(0, np.int32),
-        np.zeros((0, 3), np.int64),
-        np.zeros((0, 3), np.int64),
-    )
-
-
-def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
-    """The triangles ``idx`` of ``ts`` (in that order) as a TriangleSet."""
-    return TriangleSet(
-        int(idx.size),
-        ts.c[idx],
-        ts.dcdx[idx],
-        ts.dcdy[idx],
-        ts.bbox[idx],
-        ts.z[idx],
-        ts.oow[idx],
-        ts.inputs[idx],
-        ts.perspective,
-        ts.w_is_one[idx],
-        ts.facing[idx],
-        ts.prim_id[idx],
-        None if ts.vx is None else ts.vx[idx],
-        None if ts.vy is None else ts.vy[idx],
-    )
-
-
-def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
-    """One TriangleSet holding ``parts``' triangles in order (same inputs layout)."""
-    if len(parts) == 1:
-        return parts[0]
-
-    def cat(name: str) -> np.ndarray:
-        return np.concatenate([getattr(p, name) for p in parts])
-
-    has_v = all(p.vx is not None for p in parts)
-    return TriangleSet(
-        sum(p.count for p in parts),
-        cat("c"),
-        cat("dcdx"),
-        cat("dcdy"),
-        cat("bbox"),
-        cat("z"),
-        cat("oow"),
-        cat("inputs"),
-        parts[0].perspective,
-        cat("w_is_one"),
-        cat("facing"),
-        cat("prim_id"),
-        cat("vx") if has_v else None,
-        cat("vy") if has_v else None,
-    )
-
-
-def viewport_transform(
-    clip: np.ndarray, scale: tuple[float, float, float], translate: tuple[float, float, float]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Clip coords (V, 4) -> window (V, 3) and 1/w (V,), as draw_llvm does:
-    ``x_w = fma(x_c * (1/w), scale, translate)``."""
-    clip = np.asarray(clip, F32)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        oow = (F32(1.0) / clip[:, 3]).astype(F32, copy=False)
-    # x, y and z at once (elementwise: the same roundings as one column at a time)
-    xyz = (clip[:, :3] * oow[:, None]).astype(F32, copy=False)
-    return fma32(xyz, np.asarray(scale, F32), np.asarray(translate, F32)), oow
 
 
 def subpixel_snap(v: np.ndarray) -> np.ndarray:
@@ -204,7 +76,9 @@ def setup_triangles(
     ``tris`` (M, 3) vertex indices, ``attrs`` (V, K, 4) per-vertex values of
     the K fragment shader inputs, ``interp[k]`` one of "constant", "linear",
     "perspective".  ``region`` is the draw region (x0, y0, x1, y1) inclusive:
-    the framebuffer, intersected with the scissor when enabled.
+    the framebuffer, intersected with the scissor when enabled; four ints, or
+    four arrays with one entry per triangle (triangles of draws with
+    different regions set up at once).
     ``wide_prim_ids``: keep ``prim_ids`` as given (int64 tags) instead of int32.
     """
     k = attrs.shape[1] if attrs.ndim == 3 else 0
@@ -253,6 +127,8 @@ def setup_triangles(
     prim_ids = np.asarray(prim_ids)
     if not keep.all():
         order, front, prim_ids = order[keep], front[keep], prim_ids[keep]
+        if not isinstance(region[0], int):
+            region = tuple(r[keep] for r in region)
     if order.shape[0] == 0:
         return empty_set(k)
     X = fixed[order, 0]
@@ -404,7 +280,11 @@ def _setup_few(
     if max(map(abs, fx + fy), default=0) >= _FEW_LIMIT:
         return None
     fv = (np.isfinite(win[:, 0]) & np.isfinite(win[:, 1]) & np.isfinite(oow)).tolist()
-    rx0, ry0, rx1, ry1 = region
+    per_tri = None
+    if isinstance(region[0], int):
+        rx0, ry0, rx1, ry1 = region
+    else:  # one region per triangle
+        per_tri = list(zip(*(np.asarray(r).tolist() for r in region)))
     adj = 1 if bottom_edge_rule else 0
     lin = [i for i, mode in enumerate(interp) if mode == "linear"]
     persp = [i for i, mode in enumerate(interp) if mode == "perspective"]
@@ -412,6 +292,8 @@ def _setup_few(
     pids = np.asarray(prim_ids)
     rows = []  # (order, front, prim index, c, dcdx, dcdy, bbox, X, Y)
     for i, (t0, t1, t2) in enumerate(tris.tolist()):
+        if per_tri is not None:
+            rx0, ry0, rx1, ry1 = per_tri[i]
         X = [fx[t0], fx[t1], fx[t2]]
         Y = [fy[t0], fy[t1], fy[t2]]
         area = (X[0] - X[1]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[0] - Y[1])

@@ -1,0 +1,749 @@
+"""The draw pipeline: a context's draws, queued, then run through the vertex
+pipeline in passes of many draws (Mesa's draw module: draw_context.c, draw_pt.c).
+
+Theory of operation
+-------------------
+A context hands each draw to its :class:`DrawPipeline` as a :class:`Draw`:
+the validated ``DrawInfo``, the index bytes, and references to the state the
+draw needs -- its :class:`VertexProgram`, vertex buffers, vertex-stage
+constant buffers, viewport, draw region, and the fragment side as an object
+this module never looks into.  These are snapshots: the context replaces such
+an object when the state behind it changes and never mutates one, so a
+queued draw keeps the state of its call.  Resource *contents* are read when
+the queue runs; the context runs the queue before anything writes a resource
+that queued draws read (it keeps their set) and wherever results
+become observable (flush, maps, query results, compute), so reading late
+reads the same bytes.  Everything here runs on the thread that calls the
+context (the application's, or a threaded context's driver thread).
+
+:meth:`DrawPipeline.run` cuts the queue into *passes*: maximal runs of
+consecutive draws with the same vertex program (vertex and geometry shader,
+vertex elements, rasterizer state, clip planes, linkage to the fragment
+shader), viewport and kind of primitive.  Each pass goes through the stages
+once, over all its draws:
+
+======================  =====================================================
+``fetch.py``            index reading per draw (repeated index ranges read
+                        once), one vertex fetch per distinct vertex-buffer set
+``vs.py``               one vertex shader kernel call; a constant buffer that
+                        differs between the draws is read per lane
+``assemble.py``         each draw's primitives from its own vertex stream
+``gs.py``               one geometry kernel call over the pass's primitives
+``clip.py``/``lines``   clipping of triangles / lines (points: ``points.py``)
+``viewport.py``         the viewport transform
+``setup.py``/``lines``  set-up triangles (TriangleSets), each draw's triangles
+/``points.py``          within its own draw region
+emit                    the pass's set-up primitives, split by draw, handed to
+                        the sink in submission order with their draw's
+                        fragment state (draws sharing it in one call)
+======================  =====================================================
+
+Every stage works per vertex or per primitive and never mixes draws, and each
+primitive carries its draw (in the high half of a 64-bit primitive id through
+clipping and setup), so every draw's primitives come out bit-identical to a
+pass of that draw alone, in the same order (tests/draw/test_batching.py
+compares the two on random draw sequences).  The sink (the driver's
+rasterizer front: gallium/numpipe/context.py) builds each draw's fragment
+state and bins the primitives into its scene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..pipe.enums import Prim
+from . import assemble, clip, vs
+from .fetch import fetch_attributes, read_indices
+from .primitives import TriangleSet, select_triangles
+from .setup import setup_triangles
+from .viewport import viewport_transform
+
+F32 = np.float32
+
+# The queue runs when it holds this many draws or vertices (memory stays bounded).
+MAX_QUEUED_DRAWS = 4096
+MAX_QUEUED_VERTICES = 1 << 20
+
+# primitive classes of a pass
+TRIANGLES, POINTS, LINES, GEOMETRY = "triangles", "points", "lines", "geometry"
+
+_LINE_MODES = frozenset(
+    {Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP, Prim.LINES_ADJACENCY, Prim.LINE_STRIP_ADJACENCY}
+)
+
+
+@dataclass(frozen=True, eq=False)
+class VertexProgram:
+    """The vertex side that a pass's draws share (compared by identity: the
+    context interns equal programs, so draws with equal state share one)."""
+
+    vs: Any  # the vertex shader CSO (.kernel, .shader)
+    gs: Any  # the geometry shader CSO, or None
+    elements: tuple  # vertex elements
+    rast: Any  # pipe.RasterizerState
+    cull_front: bool
+    cull_back: bool
+    ucps: tuple  # the enabled user clip planes
+    link: tuple  # ((output register or None, interpolation), ...) per attribute slot
+    sprite: tuple  # attribute slots taking point sprite coordinates
+    vs_textures: Any  # TextureBindings of the vertex stage, or None
+    gs_textures: Any
+    max_point_size: float
+    max_line_width: float
+    keep: tuple = ()  # objects the context identified this program by
+
+    @property
+    def interp(self) -> list[str]:
+        return [mode for _, mode in self.link]
+
+    def planes(self) -> tuple[np.ndarray, list[int]]:
+        rast = self.rast
+        return clip.plane_table(True, rast.depth_clip, rast.clip_halfz, list(self.ucps))
+
+
+@dataclass(slots=True, eq=False)
+class Draw:
+    """One queued draw and the state it was called with."""
+
+    info: Any  # a validated private pipe.DrawInfo
+    index: np.ndarray | None  # the index bytes (indexed draws)
+    program: VertexProgram
+    buffers: dict  # vertex buffer slot -> fetch.BoundVertexBuffer
+    consts: tuple  # the vertex stage's constant buffers (uint8 arrays or None)
+    gs_consts: tuple
+    viewport: tuple  # (scale, translate)
+    region: tuple[int, int, int, int]  # the draw region, inclusive
+    fragment: Any  # the fragment side, for the sink
+    queries: tuple = ()  # primitive-counting queries active at the call
+    kind: str = TRIANGLES
+
+
+@dataclass(slots=True)
+class DrawCounts:
+    """What one draw adds to primitive-counting queries (PIPE_QUERY_*)."""
+
+    primitives_generated: int = 0
+    ia_vertices: int = 0
+    ia_primitives: int = 0
+    vs_invocations: int = 0
+    gs_invocations: int = 0
+    gs_primitives: int = 0
+    c_invocations: int = 0
+    c_primitives: int = 0
+
+
+class Sink(Protocol):
+    """Where a pass's set-up primitives go (the driver's rasterizer front)."""
+
+    def emit(self, tris: TriangleSet, fragment: Any, queries: tuple) -> None:
+        """Triangles of consecutive draws sharing ``fragment`` (and ``queries``)."""
+
+    def count(self, queries: tuple, counts: DrawCounts) -> None:
+        """One draw's primitive counts, for its queries."""
+
+
+def kind_of(mode: Prim, has_gs: bool) -> str:
+    if has_gs:
+        return GEOMETRY
+    if mode == Prim.POINTS:
+        return POINTS
+    if mode in _LINE_MODES:
+        return LINES
+    return TRIANGLES
+
+
+@dataclass
+class _Stream:
+    """Index reading and assembly of one draw (shared by draws of equal ranges)."""
+
+    n: int  # stream length (vertices after restarts are removed)
+    cuts: np.ndarray
+    uniq: np.ndarray  # the distinct vertex ids
+    inverse: np.ndarray  # each stream entry's position among them
+    prims: Any = None  # (P, k) stream positions of the primitives, by kind
+    prim_ids: Any = None
+    extra: dict = field(default_factory=dict)
+
+
+class DrawPipeline:
+    """One context's draw queue and the stages that run it."""
+
+    def __init__(self, sink: Sink, yield_point: Callable[[], None] | None = None) -> None:
+        self.sink = sink
+        self.yield_point: Callable[[], None] = yield_point or _no_yield
+        self.queue: list[Draw] = []
+        self.queued_vertices = 0
+        self.stats = {"passes": 0, "draws": 0}
+
+    # -- the queue ----------------------------------------------------------------
+
+    def add(self, draw: Draw) -> bool:
+        """Queue a draw; returns whether the queue is now due to run (bound passed)."""
+        self.queue.append(draw)
+        info = draw.info
+        self.queued_vertices += info.count * info.instance_count
+        return len(self.queue) >= MAX_QUEUED_DRAWS or self.queued_vertices >= MAX_QUEUED_VERTICES
+
+    def run(self) -> list[BaseException]:
+        """Run every queued draw, in order.  Returns the errors of draws that
+        failed (each draw runs as if alone: a failing draw does not take its
+        neighbours with it)."""
+        draws, self.queue = self.queue, []
+        self.queued_vertices = 0
+        errors: list[BaseException] = []
+        if not draws:
+            return errors
+        cache: dict = {}
+        i, n = 0, len(draws)
+        while i < n:
+            d0 = draws[i]
+            j = i + 1
+            while (
+                j < n
+                and draws[j].program is d0.program
+                and draws[j].kind == d0.kind
+                and draws[j].viewport == d0.viewport
+                and (d0.kind in (TRIANGLES, GEOMETRY) or draws[j].region == d0.region)
+            ):
+                j += 1
+            group = draws[i:j]
+            try:
+                self._run_pass(group, cache)
+            except Exception as exc:
+                if len(group) == 1:
+                    errors.append(exc)
+                else:  # draw by draw: each error stays with its own draw
+                    for d in group:
+                        try:
+                            self._run_pass([d], cache)
+                        except Exception as exc2:
+                            errors.append(exc2)
+            i = j
+        return errors
+
+    # -- one pass ------------------------------------------------------------------
+
+    def _run_pass(self, group: list[Draw], cache: dict) -> None:
+        self.stats["passes"] += 1
+        self.stats["draws"] += len(group)
+        kind = group[0].kind
+        streams = [self._stream(d, cache) for d in group]
+        verts = _PassVertices(group, streams)
+        self.yield_point()
+        self._vertex_shader(group, verts)
+        self.yield_point()
+        if kind == TRIANGLES:
+            self._triangles(group, streams, verts)
+        elif kind == POINTS:
+            self._points(group, streams, verts)
+        elif kind == LINES:
+            self._lines(group, streams, verts)
+        else:
+            self._geometry(group, streams, verts)
+
+    def _stream(self, d: Draw, cache: dict) -> _Stream:
+        """Index reading, distinct vertices and assembly of one draw (cached
+        for draws of the same index bytes and range in this run)."""
+        info = d.info
+        indexed = info.index_size
+        restart = bool(info.primitive_restart and indexed)
+        key = (
+            id(d.index) if indexed else None,
+            indexed,
+            info.start,
+            info.count,
+            info.index_bias if indexed else 0,
+            restart,
+            info.restart_index if restart else 0,
+            info.mode,
+            d.kind,
+            d.program.rast.flatshade_first,
+            id(d.program.gs) if d.kind == GEOMETRY else None,
+        )
+        hit = cache.get(key)
+        if hit is not None and hit[0] is d.index:
+            return hit[1]
+        ids, cuts = read_indices(
+            d.index,
+            indexed,
+            info.start,
+            info.count,
+            info.index_bias if indexed else 0,
+            restart,
+            info.restart_index,
+        )
+        if indexed and ids.size:
+            uniq, inverse = np.unique(ids, return_inverse=True)
+        else:
+            uniq, inverse = ids, np.arange(ids.size)
+        s = _Stream(ids.size, cuts, uniq, inverse)
+        mode = info.mode
+        flat_first = d.program.rast.flatshade_first
+        if d.kind == TRIANGLES:
+            s.prims, s.prim_ids = assemble.triangles(mode, ids.size, cuts, flat_first)
+        elif d.kind == LINES:
+            from . import lines as ln
+
+            s.prims, s.prim_ids = ln.segments(mode, ids.size, cuts)
+        elif d.kind == GEOMETRY:
+            from . import gs as geo
+
+            s.prims = geo.input_primitives(d.program.gs.shader, mode, ids.size, cuts, flat_first)
+        cache[key] = (d.index, s)
+        return s
+
+    def _vertex_shader(self, group: list[Draw], verts: _PassVertices) -> None:
+        prog = group[0].program
+        n = verts.n
+        fetched = _fetch(group, verts)
+        self.yield_point()
+        lane_draw = verts.lane_draw()
+        consts = vs.pass_constants([d.consts for d in group], lane_draw)
+        sysvals = vs.system_values(prog.vs.kernel, verts.vids, verts.iids, verts.per_draw())
+        res = vs.run_vertex_shader(prog.vs, fetched, n, consts, sysvals, prog.vs_textures)
+        verts.res = res
+        verts.pos = vs.positions(prog.vs.kernel, res, n)
+        if prog.gs is None:
+            verts.attrs = vs.attributes(res, n, prog.link)
+
+    # -- triangles -----------------------------------------------------------------
+
+    def _triangles(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
+        prog = group[0].program
+        tris, prims, tags, ntri = verts.primitives(streams)
+        ts, nclipped_by_draw = self._triangle_stage(
+            group, verts.pos, verts.attrs, prog.interp, tris, prims, tags
+        )
+        if any(d.queries for d in group):
+            for k, (d, s) in enumerate(zip(group, streams)):
+                if d.queries:
+                    ninst = d.info.instance_count
+                    self.sink.count(
+                        d.queries,
+                        DrawCounts(
+                            primitives_generated=(
+                                s.prim_ids.size and (int(s.prim_ids.max()) + 1) * ninst
+                            ),
+                            ia_vertices=s.n * ninst,
+                            ia_primitives=int(ntri[k]),
+                            vs_invocations=s.uniq.size * ninst,
+                            c_invocations=int(ntri[k]),
+                            c_primitives=int(nclipped_by_draw[k]),
+                        ),
+                    )
+        self._emit(group, ts)
+
+    def _triangle_stage(self, group, pos, attrs, interp, tris, prims, tags) -> tuple:
+        """Viewport transform, clipping and setup of triangles ``tris`` (with
+        primitive ids ``prims`` and draws ``tags``): (TriangleSet whose
+        primitive ids carry the draw in their high half, triangles clipping
+        left per draw)."""
+        prog = group[0].program
+        rast = prog.rast
+        scale, translate = group[0].viewport
+        win, oow = viewport_transform(pos, scale, translate)
+        planes, active = prog.planes()
+        wide = tags.astype(np.int64) << 32 | prims.astype(np.int64)
+        geo = clip.clip_triangles(
+            pos,
+            win,
+            oow,
+            attrs,
+            tris,
+            wide,
+            planes=planes,
+            active=active,
+            interp=interp,
+            flatshade_first=rast.flatshade_first,
+            scale=scale,
+            translate=translate,
+        )
+        self.yield_point()
+        draw_of = geo.prim_ids >> 32
+        nclipped = (
+            np.bincount(draw_of, minlength=len(group)) if len(group) > 1 else [geo.tris.shape[0]]
+        )
+        ts = setup_triangles(
+            geo.win,
+            geo.oow,
+            geo.tris,
+            geo.attrs,
+            interp,
+            region=_regions(group, draw_of),
+            half_pixel_center=rast.half_pixel_center,
+            bottom_edge_rule=rast.bottom_edge_rule,
+            front_ccw=rast.front_ccw,
+            cull_front=prog.cull_front,
+            cull_back=prog.cull_back,
+            flatshade_first=rast.flatshade_first,
+            prim_ids=geo.prim_ids,
+            wide_prim_ids=True,
+        )
+        return ts, nclipped
+
+    # -- points --------------------------------------------------------------------
+
+    def _points(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
+        from .points import setup_points
+
+        prog = group[0].program
+        rast = prog.rast
+        n = verts.n
+        pts_parts, prim_parts, tag_parts = [], [], []
+        for k, s in enumerate(streams):
+            ninst = group[k].info.instance_count
+            base = verts.base[k]
+            nu = s.uniq.size
+            local = (
+                np.concatenate([i * nu + s.inverse for i in range(ninst)])
+                if ninst > 1
+                else s.inverse
+            )
+            pts_parts.append(local + base)
+            prim_parts.append(np.tile(np.arange(s.n, dtype=np.int64), ninst))
+            tag_parts.append(np.full(s.n * ninst, k, np.int64))
+        pts, prims, tags = _cat(pts_parts), _cat(prim_parts), _cat(tag_parts)
+        psize_reg = prog.vs.kernel.output_index("PSIZE")
+        if rast.point_size_per_vertex and psize_reg is not None:
+            size = vs._bcast(verts.res.outputs[psize_reg][0], n, F32)[pts]
+        else:
+            size = np.full(pts.size, F32(rast.point_size), F32)
+        size = np.minimum(size, F32(prog.max_point_size))  # (NaN stays NaN: dropped)
+        scale, translate = group[0].viewport
+        win, oow = viewport_transform(verts.pos, scale, translate)
+        planes, active = prog.planes()
+        wide = tags << 32 | prims
+        ts, kept_ids = setup_points(
+            win, oow, verts.pos, verts.attrs, prog.interp, pts, wide, size,
+            rast=rast, planes=planes, active=active, sprite=prog.sprite, region=group[0].region,
+        )  # fmt: skip
+        if any(d.queries for d in group):
+            kept = np.bincount(kept_ids >> 32, minlength=len(group))
+            for k, (d, s) in enumerate(zip(group, streams)):
+                if d.queries:
+                    ninst = d.info.instance_count
+                    self.sink.count(
+                        d.queries,
+                        DrawCounts(
+                            primitives_generated=s.n * ninst,
+                            ia_vertices=s.n * ninst,
+                            ia_primitives=s.n * ninst,
+                            vs_invocations=s.uniq.size * ninst,
+                            c_invocations=s.n * ninst,
+                            c_primitives=int(kept[k]),
+                        ),
+                    )
+        self._emit(group, ts)
+
+    # -- lines ---------------------------------------------------------------------
+
+    def _lines(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
+        prog = group[0].program
+        lines, prims, tags, nin = verts.primitives(streams)
+        rast = prog.rast
+        flat = verts.attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
+        ts, nout = self._line_stage(
+            group, verts.pos, verts.attrs, prog.interp, lines, prims, tags, flat
+        )
+        if any(d.queries for d in group):
+            for k, (d, s) in enumerate(zip(group, streams)):
+                if d.queries:
+                    ninst = d.info.instance_count
+                    self.sink.count(
+                        d.queries,
+                        DrawCounts(
+                            primitives_generated=int(nin[k]),
+                            ia_vertices=s.n * ninst,
+                            ia_primitives=int(nin[k]),
+                            vs_invocations=s.uniq.size * ninst,
+                            c_invocations=int(nin[k]),
+                            c_primitives=int(nout[k]),
+                        ),
+                    )
+        self._emit(group, ts)
+
+    def _line_stage(self, group, pos, attrs, interp, lines, prims, tags, flat) -> tuple:
+        """Viewport transform, clipping and setup of segments ``lines`` (see
+        gallium/draw/lines.py; ``flat`` each segment's provoking-vertex
+        inputs): (TriangleSet with draw-tagged primitive ids, segments
+        clipping left per draw)."""
+        from . import lines as ln
+
+        prog = group[0].program
+        rast = prog.rast
+        scale, translate = group[0].viewport
+        win, oow = viewport_transform(pos, scale, translate)
+        planes, active = prog.planes()
+        order = np.arange(lines.shape[0], dtype=np.int64)  # (unique, for the clipper)
+        pos, win, oow, attrs, lines, kept = ln.clip_lines(
+            pos, win, oow, attrs, lines, order,
+            planes=planes, active=active, interp=interp, scale=scale, translate=translate,
+        )  # fmt: skip
+        flat = flat[kept]  # (kept is ascending: the segments clipping left)
+        self.yield_point()
+        ts = ln.setup_lines(
+            win, oow, lines, attrs, interp,
+            width=min(rast.line_width, prog.max_line_width), region=group[0].region,
+            half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
+            prim_ids=kept, flat_values=flat,
+        )  # fmt: skip
+        seg = ts.prim_id.astype(np.int64)
+        ts.prim_id = tags[seg] << 32 | prims[seg]
+        nout = np.bincount(tags[kept], minlength=len(group))
+        return ts, nout
+
+    # -- geometry shaders --------------------------------------------------------
+
+    def _geometry(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
+        from . import gs as geo
+        from . import lines as ln
+
+        prog = group[0].program
+        rast = prog.rast
+        gs = prog.gs
+        verts_in, prim_ids, tags, nin = verts.primitives(streams)
+        self.yield_point()
+        ninv = geo.invocations(gs.shader)
+        lane_draw = np.repeat(tags, ninv) if len(group) > 1 else None
+        consts = vs.pass_constants([d.gs_consts for d in group], lane_draw)
+        out = geo.run_geometry(
+            gs, prog.vs, verts.res, verts.pos, verts_in, prim_ids, tags, consts, prog.gs_textures
+        )
+        self.yield_point()
+        fs_link = prog.link
+        n = out.pos.shape[0]
+        attrs = np.zeros((n, len(fs_link), 4), F32)
+        interp = prog.interp
+        for slot, (reg, _) in enumerate(fs_link):
+            if reg is not None and reg in out.outputs:
+                attrs[:, slot] = out.outputs[reg]
+        kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
+        if kind == "TRIANGLE_STRIP":
+            tris, _ = assemble.triangles(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
+            first = tris[:, 0]
+            ts, nout = self._triangle_stage(
+                group, out.pos, attrs, interp, tris, out.prim[first], out.draw[first]
+            )
+        elif kind == "LINE_STRIP":
+            segs, _ = ln.segments(Prim.LINE_STRIP, n, out.cuts)
+            flat = attrs[segs[:, 0] if rast.flatshade_first else segs[:, 1]]
+            first = segs[:, 0]
+            ts, nout = self._line_stage(
+                group, out.pos, attrs, interp, segs, out.prim[first], out.draw[first], flat
+            )
+        else:  # POINTS
+            from .points import setup_points
+
+            psize = out.outputs.get(gs.kernel.output_index("PSIZE"))
+            pts = np.arange(n, dtype=np.int64)
+            if psize is None or not rast.point_size_per_vertex:
+                size = np.full(n, F32(rast.point_size), F32)
+            else:
+                size = psize[:, 0].astype(F32)
+            size = np.minimum(size, F32(prog.max_point_size))
+            scale, translate = group[0].viewport
+            win, oow = viewport_transform(out.pos, scale, translate)
+            planes, active = prog.planes()
+            ts, kept_ids = setup_points(
+                win, oow, out.pos, attrs, interp, pts, out.draw << 32 | out.prim, size,
+                rast=rast, planes=planes, active=active, sprite=prog.sprite,
+                region=group[0].region,
+            )  # fmt: skip
+            nout = np.bincount(kept_ids >> 32, minlength=len(group))
+        if any(d.queries for d in group):
+            for k, (d, s) in enumerate(zip(group, streams)):
+                if d.queries:
+                    ninst = d.info.instance_count
+                    self.sink.count(
+                        d.queries,
+                        DrawCounts(
+                            primitives_generated=int(out.primitives_by_draw[k]),
+                            ia_vertices=s.n * ninst,
+                            ia_primitives=int(nin[k]),
+                            vs_invocations=s.uniq.size * ninst,
+                            gs_invocations=int(nin[k]) * ninv,
+                            gs_primitives=int(out.primitives_by_draw[k]),
+                            c_invocations=int(out.primitives_by_draw[k]),
+                            c_primitives=int(nout[k]),
+                        ),
+                    )
+        self._emit(group, ts)
+
+    # -- emit ------------------------------------------------------------------------
+
+    def _emit(self, group: list[Draw], ts: TriangleSet) -> None:
+        """Hand the pass's set-up primitives to the sink, draw after draw;
+        consecutive draws with the same fragment state go as one set."""
+        wide = ts.prim_id.astype(np.int64)  # (an empty set comes back as int32)
+        tag = wide >> 32
+        ts.prim_id = (wide & 0xFFFFFFFF).astype(np.int32)
+        if len(group) == 1:
+            self.sink.emit(ts, group[0].fragment, group[0].queries)
+            return
+        if ts.count == 0:
+            return
+        ordered = bool((tag[1:] >= tag[:-1]).all())
+        order = np.arange(ts.count) if ordered else np.argsort(tag, kind="stable")
+        bounds = np.searchsorted(tag[order], np.arange(len(group) + 1))
+        k = 0
+        while k < len(group):
+            d = group[k]
+            j = k + 1
+            while (
+                j < len(group) and group[j].fragment is d.fragment and group[j].queries == d.queries
+            ):
+                j += 1
+            lo, hi = bounds[k], bounds[j]
+            if hi > lo:
+                if lo == 0 and hi == ts.count and ordered:
+                    part = ts
+                else:
+                    part = select_triangles(ts, order[lo:hi])
+                self.sink.emit(part, d.fragment, d.queries)
+            k = j
+
+
+class _PassVertices:
+    """The vertices of a pass: each draw's distinct vertices, instance after
+    instance, draw after draw; and what the stages computed for them."""
+
+    def __init__(self, group: list[Draw], streams: list[_Stream]) -> None:
+        self.group = group
+        counts = []
+        vid_parts, iid_parts = [], []
+        for d, s in zip(group, streams):
+            ninst = d.info.instance_count
+            nu = s.uniq.size
+            counts.append(nu * ninst)
+            if ninst == 1:
+                vid_parts.append(s.uniq)
+                iid_parts.append(None)
+            else:
+                vid_parts.append(np.tile(s.uniq, ninst))
+                iid_parts.append(np.repeat(np.arange(ninst, dtype=np.int64), nu))
+        self.counts = np.array(counts, np.int64)
+        self.base = np.zeros(len(group), np.int64)
+        np.cumsum(self.counts[:-1], out=self.base[1:])
+        self.n = int(self.counts.sum())
+        self.vids = _cat(vid_parts)
+        if all(p is None for p in iid_parts):
+            self.iids = np.zeros(self.n, np.int64)
+        else:
+            self.iids = _cat(
+                [np.zeros(c, np.int64) if p is None else p for p, c in zip(iid_parts, counts)]
+            )
+        self.res: Any = None
+        self.pos: Any = None
+        self.attrs: Any = None
+        self._lane_draw: np.ndarray | None = None
+
+    def lane_draw(self) -> np.ndarray | None:
+        """Each vertex's draw (None for a pass of one draw)."""
+        if len(self.group) == 1:
+            return None
+        if self._lane_draw is None:
+            self._lane_draw = np.repeat(np.arange(len(self.group), dtype=np.int64), self.counts)
+        return self._lane_draw
+
+    def per_draw(self) -> Any:
+        """The draws' parameters per vertex (scalars for a pass of one draw)."""
+        from types import SimpleNamespace
+
+        infos = [d.info for d in self.group]
+
+        def col(values: list[int]) -> Any:
+            if len(values) == 1:
+                return values[0]
+            return np.repeat(np.array(values, np.int64), self.counts)
+
+        return SimpleNamespace(
+            bias=col([i.index_bias if i.index_size else 0 for i in infos]),
+            base=col([i.index_bias if i.index_size else i.start for i in infos]),
+            start_instance=col([i.start_instance for i in infos]),
+            drawid=col([i.drawid for i in infos]),
+        )
+
+    def primitives(self, streams: list[_Stream]) -> tuple:
+        """The draws' primitives, instance after instance, draw after draw, as
+        vertex indices of the pass: (prims (P, k), primitive ids, draws, how
+        many each draw has).  Primitive ids count each instance from 0."""
+        parts, id_parts, counts = [], [], []
+        for d, s in zip(self.group, streams):
+            ninst = d.info.instance_count
+            nu = s.uniq.size
+            local = s.inverse[s.prims]
+            if s.prim_ids is not None:
+                pid = s.prim_ids
+            else:
+                pid = np.arange(s.prims.shape[0], dtype=np.int64)
+            if ninst > 1:
+                local = np.concatenate([i * nu + local for i in range(ninst)])
+                pid = np.tile(pid, ninst)
+            parts.append(local)
+            id_parts.append(pid)
+            counts.append(local.shape[0])
+        counts_a = np.array(counts, np.int64)
+        if len(parts) == 1:
+            prims = parts[0] + self.base[0] if self.base[0] else parts[0]
+            return prims, id_parts[0], np.zeros(counts[0], np.int64), counts_a
+        prims = np.concatenate(parts)
+        tags = np.repeat(np.arange(len(parts), dtype=np.int64), counts_a)
+        prims = prims + self.base[tags][:, None]
+        return prims, np.concatenate(id_parts), tags, counts_a
+
+
+def _fetch(group: list[Draw], verts: _PassVertices) -> list:
+    """Vertex fetch for a pass: one fetch per distinct set of vertex buffers
+    (draws bind the same set object while their bindings are unchanged)."""
+    elements = list(group[0].program.elements)
+    if len(group) == 1 or all(d.buffers is group[0].buffers for d in group):
+        infos = [d.info for d in group]
+        if len(group) == 1 or all(i.start_instance == infos[0].start_instance for i in infos):
+            start_instance: Any = infos[0].start_instance
+        else:
+            start_instance = np.repeat(
+                np.array([i.start_instance for i in infos], np.int64), verts.counts
+            )
+        return fetch_attributes(elements, group[0].buffers, verts.vids, verts.iids, start_instance)
+    # several sets: fetch each set's vertices, then put them in pass order
+    sets: dict[int, list[int]] = {}
+    for k, d in enumerate(group):
+        sets.setdefault(id(d.buffers), []).append(k)
+    lane_draw = verts.lane_draw()
+    out: list[list[Any]] | None = None
+    for ks in sets.values():
+        sel = np.flatnonzero(np.isin(lane_draw, ks))
+        start_instance = np.array([group[k].info.start_instance for k in range(len(group))])[
+            lane_draw[sel]
+        ]
+        part = fetch_attributes(
+            elements, group[ks[0]].buffers, verts.vids[sel], verts.iids[sel], start_instance
+        )
+        if out is None:
+            out = [[np.empty(verts.n, c.dtype) for c in chans] for chans in part]
+        for e, chans in enumerate(part):
+            for c, values in enumerate(chans):
+                out[e][c][sel] = values
+    return out or []
+
+
+def _regions(group: list[Draw], draw_of: np.ndarray) -> Any:
+    """The draw region of each triangle (one tuple when the draws share it)."""
+    r0 = group[0].region
+    if len(group) == 1 or all(d.region == r0 for d in group):
+        return r0
+    table = np.array([d.region for d in group], np.int64)
+    rows = table[draw_of]
+    return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+
+
+def _cat(parts: list) -> np.ndarray:
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _no_yield() -> None:
+    """The default yield point: nothing to hand over."""

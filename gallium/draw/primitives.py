@@ -1,0 +1,115 @@
+"""The set-up primitives the draw module hands to a scene: triangles as
+edge and attribute planes, arrays indexed by triangle.
+
+Points and lines are set up as triangles too (gallium/draw/points.py,
+gallium/draw/lines.py), so a :class:`TriangleSet` is the one format between the
+vertex pipeline (gallium/draw/) and the rasterizer (workers/), which reads it
+through the scene (gallium/numpipe/scene.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+F32 = np.float32
+
+
+def take_rows(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``a[idx]`` for an array of rows: each row is copied as one opaque item
+    (numpy's fancy indexing copies row elements one by one, ~5-10x slower
+    for rows of a few floats)."""
+    a = np.ascontiguousarray(a)
+    row = a.dtype.itemsize * int(np.prod(a.shape[1:], dtype=np.int64))
+    if a.ndim < 2 or row == 0:
+        return a[idx]
+    items = a.reshape(a.shape[0], -1).view(np.dtype((np.void, row)))[:, 0]
+    return items[idx].view(a.dtype).reshape(*np.shape(idx), *a.shape[1:])
+
+
+@dataclass
+class TriangleSet:
+    """Set-up triangles of one draw, in submission order (arrays indexed by triangle)."""
+
+    count: int
+    c: np.ndarray  # (M, 3) int64 edge constants, fill-rule bias included
+    dcdx: np.ndarray  # (M, 3) int64: E changes by -dcdx*256 per pixel step in x
+    dcdy: np.ndarray  # (M, 3) int64: E changes by +dcdy*256 per pixel step in y
+    bbox: np.ndarray  # (M, 4) int32 x0, y0, x1, y1 inclusive, clipped to the draw region
+    z: np.ndarray  # (M, 3) float32 a0, dadx, dady of window z
+    oow: np.ndarray  # (M, 3) float32 a0, dadx, dady of 1/w
+    inputs: np.ndarray  # (M, K, 3, 4) float32 a0, dadx, dady of each FS input
+    perspective: np.ndarray  # (K,) bool: input k needs the 1/w correction
+    w_is_one: np.ndarray  # (M,) bool: all three vertices have w == 1 (no correction needed)
+    facing: np.ndarray  # (M,) bool: front facing
+    prim_id: np.ndarray  # (M,) int32 primitive index within the draw
+    vx: np.ndarray | None = None  # (M, 3) int64 snapped vertex x, 1/256 pixel (centre at 256 px)
+    vy: np.ndarray | None = None  # (M, 3) int64 snapped vertex y
+
+
+def empty_set(k: int) -> TriangleSet:
+    z3 = np.zeros((0, 3), np.int64)
+    return TriangleSet(
+        0,
+        z3,
+        z3.copy(),
+        z3.copy(),
+        np.zeros((0, 4), np.int32),
+        np.zeros((0, 3), F32),
+        np.zeros((0, 3), F32),
+        np.zeros((0, k, 3, 4), F32),
+        np.zeros(k, bool),
+        np.zeros(0, bool),
+        np.zeros(0, bool),
+        np.zeros(0, np.int32),
+        np.zeros((0, 3), np.int64),
+        np.zeros((0, 3), np.int64),
+    )
+
+
+def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
+    """The triangles ``idx`` of ``ts`` (in that order) as a TriangleSet."""
+    return TriangleSet(
+        int(idx.size),
+        ts.c[idx],
+        ts.dcdx[idx],
+        ts.dcdy[idx],
+        ts.bbox[idx],
+        ts.z[idx],
+        ts.oow[idx],
+        ts.inputs[idx],
+        ts.perspective,
+        ts.w_is_one[idx],
+        ts.facing[idx],
+        ts.prim_id[idx],
+        None if ts.vx is None else ts.vx[idx],
+        None if ts.vy is None else ts.vy[idx],
+    )
+
+
+def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
+    """One TriangleSet holding ``parts``' triangles in order (same inputs layout)."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    has_v = all(p.vx is not None for p in parts)
+    return TriangleSet(
+        sum(p.count for p in parts),
+        cat("c"),
+        cat("dcdx"),
+        cat("dcdy"),
+        cat("bbox"),
+        cat("z"),
+        cat("oow"),
+        cat("inputs"),
+        parts[0].perspective,
+        cat("w_is_one"),
+        cat("facing"),
+        cat("prim_id"),
+        cat("vx") if has_v else None,
+        cat("vy") if has_v else None,
+    )

@@ -1,0 +1,185 @@
+"""The draw pipeline's sink: set-up primitives into the context's scene.
+
+Theory of operation
+-------------------
+A draw is queued with a :class:`FragmentSnapshot`: references to the
+fragment-side state of its call (fragment shader, its constants and textures,
+blend, depth/stencil/alpha, stencil reference, blend colour, sample mask,
+the occlusion counters and statistics queries active then).  The context
+makes a new snapshot whenever any of that changes and hands the same object
+to every draw until then, interning equal ones, so a frame that switches
+between a few states has a few snapshots.
+
+When the draw pipeline (gallium/draw/pipeline.py) has set up a pass, it
+hands each run of draws sharing a snapshot to :meth:`Binner.emit`, in
+submission order.  The binner turns the snapshot into the rasterizer's
+:class:`~workers.fragment.FragmentState` -- once per snapshot and scene --
+and appends the triangles to the context's current scene, which bins them
+by band when it is flushed.  Everything here runs on the thread that runs
+the context's queue.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..pipe.enums import QueryType
+
+_COUNTING = (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
+
+
+class FragmentSnapshot:
+    """The fragment side of a draw at its call (never changed once made)."""
+
+    __slots__ = (
+        "_epoch",
+        "_scene",
+        "_state",
+        "blend",
+        "blend_color",
+        "consts",
+        "counters",
+        "dsa",
+        "fs",
+        "fs_inputs",
+        "sample_mask",
+        "stat_queries",
+        "stencil_ref",
+        "textures",
+        "volatile",
+    )
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            setattr(self, name, value)
+        # constants read from a buffer resource: their bytes are copied into
+        # the state when it is built, so a state built in one run of the
+        # queue is not reused in a later one (the buffer may have changed)
+        self.volatile = any(res is not None for res, _ in self.consts)
+        self._epoch = -1
+        self._scene = -1  # the serial of the scene the state was built for
+        self._state = None
+
+
+class Binner:
+    """Builds each snapshot's fragment state and adds primitives to the scene."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.epoch = 0  # runs of the queue (see FragmentSnapshot.volatile)
+
+    def emit(self, ts: Any, frag: FragmentSnapshot, queries: tuple) -> None:
+        ctx = self.ctx
+        ctx.stats["triangles"] += ts.count
+        if ts.count == 0 or (frag.sample_mask & 1) == 0:
+            return
+        if frag.stat_queries:
+            # every covered fragment invokes the shader (numpipe skips the
+            # work for fragments an early depth test rejects, but counts them)
+            from workers.raster import covered_pixels
+
+            n = covered_pixels(ts)
+            for q in frag.stat_queries:
+                q.stats.ps_invocations += n
+        scene = ctx._current_scene()
+        if frag._scene == scene.seq and (not frag.volatile or frag._epoch == self.epoch):
+            state = frag._state
+        else:
+            state = self._state(frag, scene)
+        if scene.add_draw(state, ts):
+            ctx.stats["merged_draws"] += 1
+        else:
+            ctx.stats["draw_commands"] += 1
+
+    def count(self, queries: tuple, counts: Any) -> None:
+        for q in queries:
+            if q.type == QueryType.PRIMITIVES_GENERATED:
+                q.primitives += counts.primitives_generated
+            elif q.type == QueryType.PIPELINE_STATISTICS:
+                st = q.stats
+                st.ia_vertices += counts.ia_vertices
+                st.ia_primitives += counts.ia_primitives
+                st.vs_invocations += counts.vs_invocations
+                st.gs_invocations += counts.gs_invocations
+                st.gs_primitives += counts.gs_primitives
+                st.c_invocations += counts.c_invocations
+                st.c_primitives += counts.c_primitives
+
+    def _state(self, frag: FragmentSnapshot, scene: Any) -> Any:
+        """The FragmentState of ``frag`` for ``scene`` (made once per scene)."""
+        from workers.fragment import FragmentState, passthrough_slots, texpass_info
+
+        fs = frag.fs
+        kern = fs.kernel
+        nc = len(scene.cbufs)
+        all_cbufs = fs.shader.get_property("FS_COLOR0_WRITES_ALL_CBUFS", 0)
+        color_outputs: list[int | None] = []
+        for i in range(nc):
+            color_outputs.append(kern.output_index("COLOR", 0 if all_cbufs else i))
+        depth_out = kern.output_index("POSITION")
+        stencil_out = kern.output_index("STENCIL")
+        # User constants were copied when bound.  A buffer's constants are
+        # copied now (they are small): the rasterizer reads them after the
+        # pass, and a later write to the buffer must not reach this draw.
+        consts = [
+            None if c is None else (c.copy() if res is not None else c) for res, c in frag.consts
+        ]
+        textures = frag.textures
+        if textures is not None:
+            scene.resources.update(textures.resources())
+        blend = frag.blend
+        origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
+        center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
+        fs_inputs = frag.fs_inputs
+        st = FragmentState(
+            kernel=kern,
+            fs_inputs=fs_inputs,
+            consts=consts,
+            textures=textures,
+            color_outputs=color_outputs,
+            depth_output=depth_out,
+            stencil_output=stencil_out,
+            blend=list(blend.rt[:nc]),
+            blend_enabled=any(rt.blend_enable for rt in blend.rt[:nc]),
+            blend_color=frag.blend_color,
+            dsa=frag.dsa.state,
+            stencil_ref=frag.stencil_ref,
+            coord_lower_left=origin == "LOWER_LEFT",
+            coord_integer_center=center == "INTEGER",
+            fb_height=scene.height,
+            counters=frag.counters,
+            needs_quads=needs_quads(fs.shader),
+            passthrough=passthrough_slots(kern, fs_inputs),
+            texpass=texpass_info(kern, fs_inputs),
+        )
+        dsa = frag.dsa.state
+        st.early_z = bool(
+            scene.zsbuf is not None
+            and dsa.depth.enabled
+            and not dsa.stencil[0].enabled
+            and not dsa.alpha.enabled
+            and depth_out is None
+            and stencil_out is None
+            and not kern.uses_kill
+        )
+        if blend.uses_src1:
+            st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
+        # (the serial, not the scene: a snapshot outlives its scenes)
+        frag._state, frag._scene, frag._epoch = st, scene.seq, self.epoch
+        return st
+
+
+def counting_queries(active: list) -> tuple:
+    """The active queries that count primitives (the draw pipeline adds to them)."""
+    return tuple(q for q in active if q.type in _COUNTING)
+
+
+# Opcodes that make a fragment shader look at its neighbours in the 2x2 quad.
+_QUAD_OPCODES = frozenset(
+    {"DDX", "DDY", "DDX_FINE", "DDY_FINE", "TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ"}
+    | {"SAMPLE", "SAMPLE_B", "SAMPLE_C", "INTERP_OFFSET", "INTERP_SAMPLE", "INTERP_CENTROID"}
+)
+
+
+def needs_quads(shader: Any) -> bool:
+    return any(inst.opcode in _QUAD_OPCODES for inst in shader.instructions)

@@ -558,10 +558,10 @@ class _Suite:
             time.sleep(0.0005)
 
     def run(self) -> Report:
-        import workers.raster as raster
+        import workers.band as band_mod
 
-        self._execute_band = raster.execute_band
-        raster.execute_band = self._faulty_execute_band
+        self._execute_band = band_mod.execute_band
+        band_mod.execute_band = self._faulty_execute_band
         try:
             plans = []
             for i, (w, h) in enumerate(((96, 80), (64, 100), (80, 48))):
@@ -597,7 +597,7 @@ class _Suite:
             if bad.frames == 0 and self.report.ok:
                 self.report.fail("the bad context checked no frame")
         finally:
-            raster.execute_band = self._execute_band
+            band_mod.execute_band = self._execute_band
             self.reference.close()
             self.screen.destroy()
         return self.report

@@ -219,11 +219,11 @@ def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
     raised once at the context's next sync point with a note naming the band,
     it is one reset, another context drawing at the same time is untouched,
     and the next frame is whole again."""
-    import workers.raster as raster
+    import workers.band as band_mod
     from gallium.numpipe.scene import band_height
 
     assert band_height(64, 320) == 128
-    real = raster.execute_band
+    real = band_mod.execute_band
     armed = {}  # target resource -> band to fail once
 
     def execute_band(scene, unit):
@@ -233,7 +233,7 @@ def test_a_worker_error_loses_only_its_band_and_stays_with_its_context(
             raise MemoryError("injected worker failure")
         return real(scene, unit)
 
-    monkeypatch.setattr(raster, "execute_band", execute_band)
+    monkeypatch.setattr(band_mod, "execute_band", execute_band)
     bad = screen.context_create(threaded=threaded)
     good = screen.context_create(threaded=threaded)
     try:

@@ -460,7 +460,7 @@ def child_main(fd: int, parent_pid: int) -> None:
         numexpr.set_num_threads(1)
     except Exception:  # numexpr is optional for correctness
         pass
-    from workers.raster import execute_band
+    from workers.band import execute_band
 
     _send(sock, ("ready", _rss_kib()))
     attached = shared.Attached(parent_pid)

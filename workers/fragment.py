@@ -1299,7 +1299,7 @@ class ResidentColour:
     stack it would read is the one just computed: it is kept here instead of
     being stored and read back, and stored once, when anything else touches
     an overlapping part of the target or when the band ends
-    (``workers.raster.execute_band`` installs one per band on its thread).
+    (``workers.band.execute_band`` installs one per band on its thread).
     The bytes that end up in the framebuffer are the same."""
 
     def __init__(self) -> None:

@@ -3,7 +3,7 @@
 The pool (workers/pool.py) runs *jobs*; a scene (gallium/numpipe/scene.py) is
 data that knows nothing of the rasterizer.  A :class:`SceneJob` joins the two:
 its units are the scene's bands, each rasterized by
-:func:`workers.raster.execute_band`, or -- for a heavy scene on a pool with band
+:func:`workers.band.execute_band`, or -- for a heavy scene on a pool with band
 processes -- by a worker's band process (``wants_process``, workers/bandproc.py).
 Completion and errors are the scene's own (``Scene.complete`` signals its fence).
 """
@@ -27,9 +27,9 @@ class SceneJob:
         return scene.nbands if scene.commands else 0
 
     def run_unit(self, unit: int, worker: int) -> None:
-        from .raster import execute_band
+        from . import band
 
-        execute_band(self.scene, unit)
+        band.execute_band(self.scene, unit)
 
     def wants_process(self) -> bool:
         """Whether a band process should rasterize this scene's bands: enough

@@ -1,10 +1,10 @@
-"""Rasterize one band of a scene: coverage, interpolation, shading, fragment ops.
+"""Rasterize a draw in one band of a scene: coverage, interpolation, shading,
+fragment ops.
 
 A band is a strip of whole 64x64 tiles across the framebuffer
-(``Scene.band_rows`` rows).  ``execute_band`` walks the scene's commands in
-order and applies each to the band.  For a draw it takes the triangles binned
-to the band and chooses, run by run in submission order, between two ways of
-turning them into shaded fragments:
+(``Scene.band_rows`` rows); workers/band.py walks a band's commands in order.
+For a draw it takes the triangles binned to the band and chooses, run by run
+in submission order, between two ways of turning them into shaded fragments:
 
 * **dense** — one big triangle at a time over the rectangle where it meets the
   band: its exact x-extent within the band's rows (so the two halves of a
@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from gallium.numpipe.sampler import separable_texels
-from gallium.numpipe.scene import DENSE_MIN_PIXELS, ClearCmd, DrawCmd, MarkerCmd, Scene
+from gallium.numpipe.scene import DENSE_MIN_PIXELS, ClearCmd, DrawCmd, Scene
 from gallium.pipe.enums import CompareFunc
 from gallium.tgsi.compiler import ExecEnv
 from gallium.util.fp32 import F32, fma32
@@ -55,13 +55,10 @@ from .fragment import (
     MixedPlaneColour,
     PixelPlaneColour,
     PlaneColour,
-    ResidentColour,
     TexelWords,
     compare,
     depth_stencil,
-    fill_rows,
     flat_unorm8,
-    set_resident_colour,
     target_run,
     unorm8_prescale,
     write_color,
@@ -90,10 +87,6 @@ _OY = np.array([0, 0, 1, 1], np.int64)
 _OXF = _OX.astype(F32)
 _OYF = _OY.astype(F32)
 
-
-# Colour clears wait for the band's next write to the target, which may
-# replace every byte (ResidentColour.defer_clear).
-DEFER_CLEARS = True
 
 # numpy's ufunc buffer size (elements) while a worker computes over a
 # rectangle at least ROW_BUFFER_MIN_WIDTH pixels wide.  A (rows, width)
@@ -128,40 +121,6 @@ class _RowBuffers:
         if self.old is not None:
             np.setbufsize(self.old)
             self.old = None
-
-
-def execute_band(scene: Scene, band: int) -> None:
-    y0 = band * scene.band_rows
-    y1 = min(scene.height, y0 + scene.band_rows)
-    resident = ResidentColour()
-    set_resident_colour(resident)
-    # the one word every depth/stencil pixel of the band holds, while known
-    # (after a clear that sets whole words, until a draw touches the band)
-    zs_word: int | None = None
-    try:
-        for cmd in scene.commands:
-            if isinstance(cmd, DrawCmd):
-                ids = cmd.triangles_in_band(band)
-                if ids.size:
-                    _draw(scene, cmd, ids, y0, y1, band, zs_word)
-                    zs_word = None
-            elif isinstance(cmd, ClearCmd):
-                for index, packed in cmd.colors:
-                    target = scene.cbufs[index]
-                    if target is None:
-                        continue
-                    if DEFER_CLEARS:
-                        resident.defer_clear(target, packed, y0, y1)
-                    else:
-                        resident.drop(target)
-                        fill_rows(target.raw[y0:y1], packed)
-                zs_word = _clear_depth_stencil(scene, cmd, y0, y1, zs_word)
-            elif isinstance(cmd, MarkerCmd):
-                resident.release_all()  # every command before it has landed
-                cmd.run(band)
-    finally:
-        set_resident_colour(None)
-        resident.release_all()
 
 
 # ----------------------------------------------------------------------------
@@ -262,7 +221,7 @@ def _draw(
 ) -> None:
     """Rasterize the draw's triangles ``ids`` in the band's rows y0..y1 - 1.
     ``zs_word``: the one word every depth/stencil pixel of the band holds,
-    when known (execute_band)."""
+    when known (workers/band.py)."""
     state: FragmentState = cmd.state
     ts = cmd.tris
     n = ids.size

@@ -33,9 +33,9 @@ once, over all its draws:
 ``viewport.py``         the viewport transform
 ``setup.py``/``lines``  set-up triangles (TriangleSets), each draw's triangles
 /``points.py``          within its own draw region
-emit                    the pass's set-up primitives, split by draw, handed to
-                        the sink in submission order with their draw's
-                        fragment state (draws sharing it in one call)
+emit                    the pass's set-up primitives, in submission order, to
+                        the sink, each with its draw (and so its draw's
+                        fragment state)
 ======================  =====================================================
 
 Every stage works per vertex or per primitive and never mixes draws, and each
@@ -139,8 +139,11 @@ class DrawCounts:
 class Sink(Protocol):
     """Where a pass's set-up primitives go (the driver's rasterizer front)."""
 
-    def emit(self, tris: TriangleSet, fragment: Any, queries: tuple) -> None:
-        """Triangles of consecutive draws sharing ``fragment`` (and ``queries``)."""
+    def emit(self, tris: TriangleSet, draws: list[Draw], draw_of: np.ndarray | None) -> None:
+        """The set-up triangles of consecutive draws, in submission order:
+        triangle t is ``draws[draw_of[t]]``'s (every one ``draws[0]``'s when
+        ``draw_of`` is None).  Their fragment state is each draw's
+        ``fragment``."""
 
     def count(self, queries: tuple, counts: DrawCounts) -> None:
         """One draw's primitive counts, for its queries."""
@@ -576,35 +579,21 @@ class DrawPipeline:
     # -- emit ------------------------------------------------------------------------
 
     def _emit(self, group: list[Draw], ts: TriangleSet) -> None:
-        """Hand the pass's set-up primitives to the sink, draw after draw;
-        consecutive draws with the same fragment state go as one set."""
+        """Hand the pass's set-up primitives to the sink in submission order
+        (draw after draw), with the draw of each."""
         wide = ts.prim_id.astype(np.int64)  # (an empty set comes back as int32)
         tag = wide >> 32
         ts.prim_id = (wide & 0xFFFFFFFF).astype(np.int32)
         if len(group) == 1:
-            self.sink.emit(ts, group[0].fragment, group[0].queries)
+            self.sink.emit(ts, group, None)
             return
         if ts.count == 0:
             return
-        ordered = bool((tag[1:] >= tag[:-1]).all())
-        order = np.arange(ts.count) if ordered else np.argsort(tag, kind="stable")
-        bounds = np.searchsorted(tag[order], np.arange(len(group) + 1))
-        k = 0
-        while k < len(group):
-            d = group[k]
-            j = k + 1
-            while (
-                j < len(group) and group[j].fragment is d.fragment and group[j].queries == d.queries
-            ):
-                j += 1
-            lo, hi = bounds[k], bounds[j]
-            if hi > lo:
-                if lo == 0 and hi == ts.count and ordered:
-                    part = ts
-                else:
-                    part = select_triangles(ts, order[lo:hi])
-                self.sink.emit(part, d.fragment, d.queries)
-            k = j
+        if not bool((tag[1:] >= tag[:-1]).all()):
+            order = np.argsort(tag, kind="stable")
+            ts = select_triangles(ts, order)
+            tag = tag[order]
+        self.sink.emit(ts, group, tag)
 
 
 class _PassVertices:

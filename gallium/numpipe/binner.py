@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..draw.primitives import select_triangles
 from ..pipe.enums import QueryType
 
 _COUNTING = (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
@@ -68,28 +71,68 @@ class Binner:
         self.ctx = ctx
         self.epoch = 0  # runs of the queue (see FragmentSnapshot.volatile)
 
-    def emit(self, ts: Any, frag: FragmentSnapshot, queries: tuple) -> None:
+    def emit(self, ts: Any, draws: list, draw_of: np.ndarray | None) -> None:
+        """Add a pass's triangles (``draw_of[t]``: triangle t's draw) to the scene."""
         ctx = self.ctx
         ctx.stats["triangles"] += ts.count
-        if ts.count == 0 or (frag.sample_mask & 1) == 0:
+        if ts.count == 0:
             return
-        if frag.stat_queries:
-            # every covered fragment invokes the shader (numpipe skips the
-            # work for fragments an early depth test rejects, but counts them)
-            from workers.raster import covered_pixels
+        frags = [d.fragment for d in draws]
+        f0 = frags[0]
+        if draw_of is None or all(f is f0 for f in frags):
+            self._add(ts, [f0], None, len(draws))
+            return
+        # each distinct snapshot once, in order of first use
+        index: dict[int, int] = {}
+        uniq: list[FragmentSnapshot] = []
+        per_draw = []
+        for f in frags:
+            k = index.get(id(f))
+            if k is None:
+                k = index[id(f)] = len(uniq)
+                uniq.append(f)
+            per_draw.append(k)
+        self._add(ts, uniq, np.array(per_draw, np.int32)[draw_of], len(draws))
 
-            n = covered_pixels(ts)
-            for q in frag.stat_queries:
-                q.stats.ps_invocations += n
+    def _add(self, ts: Any, frags: list, tri_frag: np.ndarray | None, ndraws: int) -> None:
+        """Add ``ndraws`` draws' triangles, shaded with ``frags[tri_frag[t]]``,
+        to the scene."""
+        ctx = self.ctx
+        dropped = [k for k, f in enumerate(frags) if (f.sample_mask & 1) == 0]
+        if dropped:  # a zero sample mask: those draws leave no fragment
+            if tri_frag is None:
+                return
+            keep = np.flatnonzero(~np.isin(tri_frag, dropped))
+            if keep.size == 0:
+                return
+            ts, tri_frag = select_triangles(ts, keep), tri_frag[keep]
+        for k, f in enumerate(frags):
+            if f.stat_queries:
+                # every covered fragment invokes the shader (numpipe skips the
+                # work for fragments an early depth test rejects, but counts them)
+                from workers.raster import covered_pixels
+
+                mine = (
+                    ts if tri_frag is None else select_triangles(ts, np.flatnonzero(tri_frag == k))
+                )
+                n = covered_pixels(mine)
+                for q in f.stat_queries:
+                    q.stats.ps_invocations += n
         scene = ctx._current_scene()
+        states = [self._state_of(f, scene) for f in frags]
+        before = len(scene.commands)
+        if tri_frag is None or len(states) == 1:
+            scene.add_draw(states[0], ts)
+        else:
+            scene.add_draws(states, ts, tri_frag)
+        made = len(scene.commands) - before
+        ctx.stats["draw_commands"] += made
+        ctx.stats["merged_draws"] += ndraws - made
+
+    def _state_of(self, frag: FragmentSnapshot, scene: Any) -> Any:
         if frag._scene == scene.seq and (not frag.volatile or frag._epoch == self.epoch):
-            state = frag._state
-        else:
-            state = self._state(frag, scene)
-        if scene.add_draw(state, ts):
-            ctx.stats["merged_draws"] += 1
-        else:
-            ctx.stats["draw_commands"] += 1
+            return frag._state
+        return self._state(frag, scene)
 
     def count(self, queries: tuple, counts: Any) -> None:
         for q in queries:

@@ -38,12 +38,16 @@ from typing import Any
 
 import numpy as np
 
-from ..draw.primitives import TriangleSet, concat_triangle_sets
+from ..draw.primitives import TriangleSet, concat_triangle_sets, select_triangles
 from ..pipe.errors import add_origin_note
 from ..pipe.fence import Fence
 from ..util.format import DepthLayout, FormatDesc, depth_layout
 
 TILE = 64
+
+# Draws whose fragment states differ may share a command (DrawCmd.states);
+# off, such draws get commands of their own, as a reference for tests.
+MULTISTATE = True
 
 # A triangle whose bounding box covers at least this many pixels of a band is
 # rasterized by the dense path, smaller ones by the sparse one (workers/raster.py
@@ -157,11 +161,17 @@ class MarkerCmd:
 class DrawCmd:
     """Set-up triangles plus the fragment state they are shaded with.
 
-    While the scene records, consecutive draws whose states shade alike are
-    collected in ``parts``; ``finish`` joins them and bins the triangles.
+    While the scene records, consecutive draws are collected in ``parts``;
+    ``finish`` joins them and bins the triangles.  Draws whose states shade
+    alike share ``state``.  Draws whose states differ (but whose triangles
+    carry the same inputs) make a *multi-state* command: ``states`` lists
+    the states and ``tri_state[t]`` (after ``join``) says which one shades
+    triangle t.  The rasterizer handles a band's triangles of such a command
+    either all at once (workers/multistate.py) or run by run of equal state,
+    each run exactly as a command of its own.
     """
 
-    state: Any  # workers.fragment.FragmentState
+    state: Any  # workers.fragment.FragmentState (the first, for multi-state commands)
     parts: list[TriangleSet]
     tris: TriangleSet | None = None
     band_start: np.ndarray | None = None  # CSR: band b's triangles are
@@ -170,10 +180,35 @@ class DrawCmd:
     # (small triangles' bounding-box pixels, their count, the other
     # triangles' bounding-box pixels): see box_pixels
     boxes: tuple[float, int, float] | None = None
+    # multi-state commands: every state, each part's state indices (while
+    # recording: one int per part, or an array with one per triangle), and
+    # after join one index per triangle
+    states: list | None = None
+    part_states: list | None = None
+    tri_state: np.ndarray | None = None
 
     def join(self) -> None:
         self.tris = concat_triangle_sets(self.parts)
+        if self.states is not None:
+            self.tri_state = np.concatenate(
+                [
+                    np.full(p.count, s, np.int32) if isinstance(s, int) else s
+                    for p, s in zip(self.parts, self.part_states)
+                ]
+            )
+            self.part_states = None
         self.parts = []
+
+    def state_index(self, state: Any) -> int:
+        """The index of ``state`` in ``states`` (made multi-state if needed)."""
+        if self.states is None:
+            self.states = [self.state]
+            self.part_states = [0] * len(self.parts)
+        for i, s in enumerate(self.states):
+            if s is state:
+                return i
+        self.states.append(state)
+        return len(self.states) - 1
 
     def box_pixels(self) -> tuple[float, int, float]:
         """Bounding-box pixels of the joined triangles that take the sparse
@@ -263,26 +298,69 @@ class Scene:
         return marker
 
     def add_draw(self, state: Any, tris: TriangleSet) -> bool:
-        """Append a draw; it joins the previous one when nothing between them
-        and no fragment-visible state tells them apart (one command per run of
-        such draws saves the rasterizer per-command work in every band).
-        Returns whether it was joined.  ``state`` decides what "alike" means
-        (``state.shades_like(other)``: workers/fragment.py)."""
+        """Append a draw; it joins the previous command when nothing comes
+        between them and their triangles carry the same inputs (one command
+        for many draws saves the rasterizer per-command work in every band):
+        as one more part shaded with the command's state when no
+        fragment-visible state tells them apart, otherwise as a part with a
+        state of its own (a multi-state command).  Returns whether it was
+        joined.  ``state`` decides what "alike" means (``state.shades_like(
+        other)``: workers/fragment.py)."""
         if tris.count == 0:
             return False
         self.triangles += tris.count
+        last = self._joinable(tris)
+        if last is None:
+            self.commands.append(DrawCmd(state, [tris]))
+            return False
+        if last.states is None and (last.state is state or state.shades_like(last.state)):
+            last.parts.append(tris)
+            return True
+        if not MULTISTATE:
+            self.commands.append(DrawCmd(state, [tris]))
+            return False
+        index = last.state_index(state)
+        last.parts.append(tris)
+        last.part_states.append(index)
+        return True
+
+    def add_draws(self, states: list, tris: TriangleSet, tri_state: np.ndarray) -> bool:
+        """Append the triangles of consecutive draws with different states:
+        ``states[tri_state[t]]`` shades triangle t (triangles in submission
+        order).  The same as adding each draw's triangles in turn.  Returns
+        whether they joined the previous command."""
+        if tris.count == 0:
+            return False
+        if not MULTISTATE:  # draw by draw (runs of one state)
+            cuts = (np.flatnonzero(tri_state[1:] != tri_state[:-1]) + 1).tolist()
+            joined = []
+            for a, b in zip([0, *cuts], [*cuts, tris.count]):
+                part = select_triangles(tris, np.arange(a, b))
+                joined.append(self.add_draw(states[int(tri_state[a])], part))
+            return joined[0]
+        self.triangles += tris.count
+        last = self._joinable(tris)
+        joined = last is not None
+        if last is None:
+            last = DrawCmd(states[0], [])
+            last.states, last.part_states = [states[0]], []
+            self.commands.append(last)
+        remap = np.array([last.state_index(s) for s in states], np.int32)
+        last.parts.append(tris)
+        last.part_states.append(remap[tri_state])
+        return joined
+
+    def _joinable(self, tris: TriangleSet) -> DrawCmd | None:
+        """The last command, when a draw of ``tris`` may join it."""
         last = self.commands[-1] if self.commands else None
         if (
             isinstance(last, DrawCmd)
             and last.parts
             and last.parts[0].inputs.shape[1:] == tris.inputs.shape[1:]
             and np.array_equal(last.parts[0].perspective, tris.perspective)
-            and (last.state is state or state.shades_like(last.state))
         ):
-            last.parts.append(tris)
-            return True
-        self.commands.append(DrawCmd(state, [tris]))
-        return False
+            return last
+        return None
 
     def finish_recording(self) -> None:
         """Join the draws, choose the bands, bin the draws (driver thread,

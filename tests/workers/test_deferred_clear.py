@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from helpers import OVER, bind_passthrough, draw_and_read, make_target, read_rgba8
 
+import workers.band as band_mod
 import workers.fragment as fragment
 import workers.raster as raster
 from gallium import pipe
@@ -30,7 +31,7 @@ REAL_FILL = fragment.fill_rows
 
 def render(screen, monkeypatch, defer, verts, *, blend=None, colormask=0xF,
            fmt=pipe.Format.R8G8B8A8_UNORM, threaded=False, draws=1):  # fmt: skip
-    monkeypatch.setattr(raster, "DEFER_CLEARS", defer)
+    monkeypatch.setattr(band_mod, "DEFER_CLEARS", defer)
     monkeypatch.setattr(raster, "DENSE_MIN_PIXELS", 0)
     fills = []
 
@@ -39,7 +40,7 @@ def render(screen, monkeypatch, defer, verts, *, blend=None, colormask=0xF,
         return REAL_FILL(raw, packed)
 
     monkeypatch.setattr(fragment, "fill_rows", spy)
-    monkeypatch.setattr(raster, "fill_rows", spy)
+    monkeypatch.setattr(band_mod, "fill_rows", spy)
     ctx = screen.context_create(threaded=threaded)
     try:
         rt, _ = make_target(screen, ctx, 128, 128, fmt=fmt)

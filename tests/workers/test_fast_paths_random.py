@@ -24,7 +24,10 @@ from helpers import (
     read_rgba8,
 )
 
+import gallium.numpipe.scene as scene_mod
+import workers.band as band_mod
 import workers.fragment as fragment
+import workers.multistate as multistate
 import workers.raster as raster
 from gallium import pipe
 
@@ -169,7 +172,9 @@ def test_shortcuts_change_no_byte(monkeypatch, seed):
         m.setattr(raster, "_dense_texpass", lambda *a: False)
         m.setattr(raster, "_hidden_tiles", lambda *a: None)
         m.setattr(fragment, "resident_colour", lambda: None)
-        m.setattr(raster, "DEFER_CLEARS", False)
+        m.setattr(band_mod, "DEFER_CLEARS", False)
+        m.setattr(multistate, "_all_at_once", lambda *a: False)
+        m.setattr(scene_mod, "MULTISTATE", False)
         plain = render(seed)
     assert fast[0] == plain[0]
     assert fast[1] == plain[1]

@@ -12,7 +12,7 @@ import pytest
 from helpers import make_target, read_rgba8, record_tied_layers
 
 import gallium.numpipe.scene as scene_mod
-import workers.raster as raster
+import workers.band as band_mod
 from gallium import pipe
 
 
@@ -68,13 +68,13 @@ def render(screen, monkeypatch, narrow: bool, threaded: bool):
     if not narrow:
         monkeypatch.setattr(scene_mod.Scene, "wants_narrow_bands", lambda self: False)
     bands = []
-    real = raster.execute_band
+    real = band_mod.execute_band
 
     def spy(scene, band):
         bands.append(scene.nbands)
         return real(scene, band)
 
-    monkeypatch.setattr(raster, "execute_band", spy)
+    monkeypatch.setattr(band_mod, "execute_band", spy)
     ctx = screen.context_create(threaded=threaded)
     try:
         rt, zs = make_target(screen, ctx, W, H, zs_format=pipe.Format.Z24_UNORM_S8_UINT)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from helpers import FS_MUL_ONE, PASS_VS, make_target, read_rgba8, set_vertices
 
+import gallium.numpipe.scene as scene_mod
 import workers.raster as raster
 from gallium import pipe
 
@@ -194,7 +195,7 @@ FS_PLAIN_TWIN = FS_PLAIN.replace(
 )
 
 
-def test_draws_that_shade_alike_are_merged_and_render_as_separate_commands(screen):
+def test_draws_that_shade_alike_are_merged_and_render_as_separate_commands(screen, monkeypatch):
     verts = scene(5, 240, 0.15, tie_levels=4).reshape(-1, 3, 8)
     # keep triangles inside the viewport and not degenerate: every draw draws
     xy = verts[:, :, :2].astype(np.float64)
@@ -204,17 +205,22 @@ def test_draws_that_shade_alike_are_merged_and_render_as_separate_commands(scree
     ntri = len(verts) // 3
     colors = [(0.1, 0.2, 0.3, 0.4), (0.9, 0.8, 0.7, 0.6)]  # unused: blending is off
     merged, (commands, n_merged) = _many_draws(screen, verts, [FS_PLAIN], colors)
-    separate, (commands2, n_separate) = _many_draws(
+    # alternating kernels: one multi-state command (workers/multistate.py)
+    multi, (commands2, n_multi) = _many_draws(screen, verts, [FS_PLAIN, FS_PLAIN_TWIN], colors)
+    monkeypatch.setattr(scene_mod, "MULTISTATE", False)
+    separate, (commands3, n_separate) = _many_draws(
         screen, verts, [FS_PLAIN, FS_PLAIN_TWIN], colors
     )
-    assert commands == 1  # every draw joined the first one's command
-    assert n_separate == 0  # alternating kernels: one command per draw
-    assert commands2 == n_merged + 1 == ntri > 100
+    assert (commands, n_merged) == (1, ntri - 1)  # every draw joined the first one's command
+    assert (commands2, n_multi) == (1, ntri - 1)
+    assert (commands3, n_separate) == (ntri, 0)  # one command per draw
+    assert ntri > 100
     assert (merged != [0, 0, 0, 255]).any(axis=-1).sum() > 3000
+    assert np.array_equal(merged, multi)
     assert np.array_equal(merged, separate)
 
 
-def test_a_used_blend_colour_keeps_draws_apart(screen):
+def test_a_used_blend_colour_keeps_draws_apart(screen, monkeypatch):
     quad = np.array(
         [[-1, -1, 0, 1, 1, 1, 1, 1], [1, -1, 0, 1, 1, 1, 1, 1], [-1, 1, 0, 1, 1, 1, 1, 1]],
         np.float32,
@@ -234,6 +240,7 @@ def test_a_used_blend_colour_keeps_draws_apart(screen):
         ]
     )
     colors = [(1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0)]
+    monkeypatch.setattr(scene_mod, "MULTISTATE", False)
     img, (commands, n_merged) = _many_draws(screen, verts, [FS_PLAIN], colors, blend)
     assert (commands, n_merged) == (2, 0)
     assert img[5, 5].tolist() == [255, 0, 0, 255]  # first triangle: the first colour

@@ -1,0 +1,60 @@
+"""Rasterize one band of a scene: its commands, in order.
+
+``execute_band(scene, band)`` is what the worker pool (workers/job.py) and
+the band processes (workers/bandproc.py) run for a unit.  It walks the
+scene's commands in submission order and applies each to the band's rows:
+clears (colour clears deferred to the band's next write of the target:
+``ResidentColour``), timestamp markers, and draws -- a draw of one fragment
+state through workers/raster.py, a multi-state command (many draws with
+different fragment states) through workers/multistate.py.  Everything here
+runs on one worker thread and touches only its own band of the framebuffer.
+"""
+
+from __future__ import annotations
+
+from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
+
+from .fragment import ResidentColour, fill_rows, set_resident_colour
+from .multistate import draw_multistate
+from .raster import _clear_depth_stencil, _draw
+
+# Colour clears wait for the band's next write to the target, which may
+# replace every byte (ResidentColour.defer_clear).
+DEFER_CLEARS = True
+
+
+def execute_band(scene: Scene, band: int) -> None:
+    y0 = band * scene.band_rows
+    y1 = min(scene.height, y0 + scene.band_rows)
+    resident = ResidentColour()
+    set_resident_colour(resident)
+    # the one word every depth/stencil pixel of the band holds, while known
+    # (after a clear that sets whole words, until a draw touches the band)
+    zs_word: int | None = None
+    try:
+        for cmd in scene.commands:
+            if isinstance(cmd, DrawCmd):
+                ids = cmd.triangles_in_band(band)
+                if ids.size:
+                    if cmd.tri_state is None:
+                        _draw(scene, cmd, ids, y0, y1, band, zs_word)
+                    else:
+                        draw_multistate(scene, cmd, ids, y0, y1, band, zs_word)
+                    zs_word = None
+            elif isinstance(cmd, ClearCmd):
+                for index, packed in cmd.colors:
+                    target = scene.cbufs[index]
+                    if target is None:
+                        continue
+                    if DEFER_CLEARS:
+                        resident.defer_clear(target, packed, y0, y1)
+                    else:
+                        resident.drop(target)
+                        fill_rows(target.raw[y0:y1], packed)
+                zs_word = _clear_depth_stencil(scene, cmd, y0, y1, zs_word)
+            elif isinstance(cmd, MarkerCmd):
+                resident.release_all()  # every command before it has landed
+                cmd.run(band)
+    finally:
+        set_resident_colour(None)
+        resident.release_all()

@@ -90,6 +90,11 @@ def start_runners(args: argparse.Namespace, log) -> tuple[dict[str, Runner], dic
     runners: dict[str, Runner] = {}
     # start every process first: their imports and Mesa's start-up overlap
     runners["numpipe"] = Runner("numpipe", ["numpipe"], base_env(), sys.executable)
+    if any(SCENES[n].kind == "many" for n in args.names if n in SCENES):
+        # the many-draws scenes compare the threaded context with the direct one
+        runners["numpipe-direct"] = Runner(
+            "numpipe-direct", ["numpipe", "--direct"], base_env(), sys.executable
+        )
     if not args.no_scaling:
         runners["numpipe-1w"] = Runner(
             "numpipe-1w", ["numpipe", "--threads", "1"], base_env(), sys.executable
@@ -138,14 +143,19 @@ def run_scene(
 ) -> dict[str, Any]:
     scene = SCENES[name]
     res: dict[str, Any] = {"title": scene.title, "description": scene.description}
-    data = scene.build(args.size)
+    size = scene.size or args.size
+    data = scene.build(size)
+    res["size"] = size
     res["triangles"] = data.triangles
     res["fragments"] = data.fragments
     res["invocations"] = data.invocations
+    res["draws"] = data.draws
     live: dict[str, int] = {}  # label -> frames per block
     for label, r in runners.items():
+        if not _runs(scene, label):
+            continue
         try:
-            reply = r.call(op="setup", scene=name, size=args.size)
+            reply = r.call(op="setup", scene=name, size=size)
         except RunnerError as exc:
             res[label] = {"status": "error", "message": str(exc)[-800:]}
             continue
@@ -183,16 +193,29 @@ def run_scene(
         d["median_ms"] = statistics.median(d["ms"])
         d["frames"] = len(d["ms"])
     # images: numpipe against llvmpipe (compute buffers depend on the frame count: skipped)
-    if scene.kind == "draw" and "numpipe" in live:
+    if scene.kind != "compute" and "numpipe" in live:
         ref = "llvmpipe" if "llvmpipe" in live else None
         if ref is not None:
             res["match"] = _compare(runners, "numpipe", ref, tmp / f"{name}")
-    for r in runners.values():
+    for label, r in runners.items():
+        if not _runs(scene, label):
+            continue
         try:
             r.call(op="close")
         except RunnerError:
             pass
     return res
+
+
+def _runs(scene: Any, label: str) -> bool:
+    """Whether driver configuration ``label`` runs ``scene``."""
+    if label in ("llvmpipe", "softpipe"):
+        return label in scene.peers
+    if label == "numpipe-direct":
+        return scene.kind == "many"
+    if label in ("numpipe-1w", "numpipe-2w"):  # (the worker scaling: single-draw scenes)
+        return scene.kind != "many"
+    return True
 
 
 def _compare(runners: dict[str, Runner], a: str, b: str, stem: Path) -> dict[str, Any]:

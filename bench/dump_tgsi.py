@@ -32,6 +32,8 @@ PROGRAMS: dict[str, tuple[str, str]] = {
     "color": ("color.vert", "color.frag"),
     "texture": ("texture.vert", "texture.frag"),
     "alu40": ("color.vert", "alu40.frag"),
+    "mvp": ("mvp.vert", "color.frag"),
+    "mvp-tint": ("mvp.vert", "tint.frag"),
     "saxpy": ("", "saxpy.comp"),
 }
 _MARKER = "@@@@ bench program @@@@"
@@ -65,6 +67,8 @@ def _child(name: str) -> None:
     vbo = ctx.buffer(verts.astype("f4").tobytes())
     names = [n for n in ("in_pos", "in_color", "in_uv") if n in prog]
     vao = ctx.vertex_array(prog, [(vbo, "4f 4f", *names)])
+    if "u_mvp" in prog:
+        prog["u_mvp"].write(np.eye(4, dtype="f4").tobytes())
     if "tex" in prog:
         tex = ctx.texture((2, 2), 4)
         tex.use(0)

@@ -51,8 +51,11 @@ class MesaScene:
         self.fbo = self._keep(gl.framebuffer(color_attachments=[color], depth_attachment=depth))
         vbo = self._keep(gl.buffer(data.vertices.astype("f4").tobytes()))
         names = [n for n in ("in_pos", "in_color", "in_uv") if n in prog]
-        self.vao = self._keep(gl.vertex_array(prog, [(vbo, "4f 4f", *names)]))
         self.count = data.vertices.shape[0]
+        if scene.kind == "many":
+            self._setup_many(prog, vbo)
+        else:
+            self.vao = self._keep(gl.vertex_array(prog, [(vbo, "4f 4f", *names)]))
         if scene.textured:
             tex = data.texture
             assert tex is not None
@@ -68,6 +71,35 @@ class MesaScene:
         if scene.blend:
             self.flags |= moderngl.BLEND
         self.moderngl = moderngl
+
+    def _setup_many(self, prog, vbo) -> None:
+        """One vertex array per program over the shared vertex and index
+        buffers; each draw writes its transform to ``u_mvp`` first."""
+        gl, data, scene = self.gl, self.data, self.scene
+        ibo = self._keep(gl.buffer(data.indices.astype("u2").tobytes()))
+        progs = [prog]
+        if scene.mixed:
+            progs.append(
+                self._keep(
+                    gl.program(
+                        vertex_shader=shader_source("mvp-tint", "vert"),
+                        fragment_shader=shader_source("mvp-tint", "frag"),
+                    )
+                )
+            )
+        self.vaos = [
+            self._keep(
+                gl.vertex_array(
+                    p,
+                    [(vbo, "4f 4f", "in_pos", "in_color")],
+                    index_buffer=ibo,
+                    index_element_size=2,
+                )
+            )
+            for p in progs
+        ]
+        self.mvps = [p["u_mvp"] for p in progs]
+        self.matrices = [m.tobytes() for m in data.transforms]
 
     def _keep(self, obj):
         self._objects.append(obj)
@@ -94,6 +126,9 @@ class MesaScene:
 
     def frame(self) -> None:
         """One frame: clear + draw (or one dispatch), then glFinish."""
+        if self.scene.kind == "many":
+            self._frame_many()
+            return
         if self.scene.kind == "compute":
             self.y.bind_to_storage_buffer(1)
             self.x.bind_to_storage_buffer(0)
@@ -104,6 +139,40 @@ class MesaScene:
         self.fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
         self.vao.render(self.moderngl.TRIANGLES, vertices=self.count)
         self.gl.finish()
+
+    def _frame_many(self) -> None:
+        """Clear, then each object: its transform, its draw (many-mixed: the
+        blend on every other draw, the other program every fifth)."""
+        gl, mgl = self.gl, self.moderngl
+        self._state()
+        gl.enable(mgl.CULL_FACE)
+        gl.front_face = "ccw"
+        gl.cull_face = "back"
+        self.fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
+        vaos, mvps, tri = self.vaos, self.mvps, mgl.TRIANGLES
+        if self.scene.mixed:
+            gl.blend_func = (
+                mgl.SRC_ALPHA,
+                mgl.ONE_MINUS_SRC_ALPHA,
+                mgl.ONE,
+                mgl.ONE_MINUS_SRC_ALPHA,
+            )
+            cur = 0
+            for i, m in enumerate(self.matrices):
+                if i & 1:
+                    gl.enable(mgl.BLEND)
+                else:
+                    gl.disable(mgl.BLEND)
+                if i % 5 == 0:
+                    cur = (i // 5) & 1
+                mvps[cur].write(m)
+                vaos[cur].render(tri)
+        else:
+            mvp, vao = mvps[0], vaos[0]
+            for m in self.matrices:
+                mvp.write(m)
+                vao.render(tri)
+        gl.finish()
 
     def read(self) -> np.ndarray:
         if self.scene.kind == "compute":

@@ -17,6 +17,17 @@ from gallium import pipe
 
 from .scenes import SAXPY_BLOCK, Scene, SceneData, shader_source
 
+# SRC_ALPHA / INV_SRC_ALPHA on colour, ONE / INV_SRC_ALPHA on alpha (the blend scenes')
+OVER = pipe.RtBlendState(
+    blend_enable=True,
+    rgb_func=pipe.BlendFunc.ADD,
+    rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+    rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+    alpha_func=pipe.BlendFunc.ADD,
+    alpha_src_factor=pipe.BlendFactor.ONE,
+    alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+)
+
 COLOR_FMT = pipe.Format.R8G8B8A8_UNORM
 ZS_FMT = pipe.Format.Z24_UNORM_S8_UINT
 
@@ -45,6 +56,8 @@ class NumpipeScene:
                 self._setup_compute()
             else:
                 self._setup_draw()
+                if scene.kind == "many":
+                    self._setup_many()
         except BaseException:
             self.close(discard_errors=True)
             raise
@@ -107,17 +120,7 @@ class NumpipeScene:
             )
         )
         ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
-        rt_blend = pipe.RtBlendState()
-        if scene.blend:
-            rt_blend = pipe.RtBlendState(
-                blend_enable=True,
-                rgb_func=pipe.BlendFunc.ADD,
-                rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
-                rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-                alpha_func=pipe.BlendFunc.ADD,
-                alpha_src_factor=pipe.BlendFactor.ONE,
-                alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
-            )
+        rt_blend = OVER if scene.blend else pipe.RtBlendState()
         ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(rt=[rt_blend])))
         if scene.textured:
             self._setup_texture()
@@ -133,6 +136,31 @@ class NumpipeScene:
         self.draw = pipe.DrawInfo(
             mode=pipe.Prim.TRIANGLES, start=0, count=self.data.vertices.shape[0]
         )
+
+    def _setup_many(self) -> None:
+        """One index and vertex buffer for every object, back faces culled;
+        the frame sets each object's transform and draws it (see frame)."""
+        ctx, data, scene = self.ctx, self.data, self.scene
+        ctx.bind_rasterizer_state(
+            ctx.create_rasterizer_state(
+                pipe.RasterizerState(front_ccw=False, cull_face=pipe.Face.BACK)
+            )
+        )
+        vbuf = self._buffer(data.vertices, pipe.Bind.VERTEX_BUFFER)
+        ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=vbuf)])
+        ibuf = self._buffer(data.indices, pipe.Bind.INDEX_BUFFER)
+        self.draw = pipe.DrawInfo(
+            mode=pipe.Prim.TRIANGLES, start=0, count=data.indices.size, index_size=2, index=ibuf
+        )
+        self.fss = [ctx.create_fs_state(pipe.ShaderState(tokens=shader_source("mvp", "fs")))]
+        self.blends = [ctx.create_blend_state(pipe.BlendState(rt=[pipe.RtBlendState()]))]
+        if scene.mixed:
+            tint = shader_source("mvp-tint", "fs")
+            self.fss.append(ctx.create_fs_state(pipe.ShaderState(tokens=tint)))
+            self.blends.append(ctx.create_blend_state(pipe.BlendState(rt=[OVER])))
+        ctx.bind_fs_state(self.fss[0])
+        ctx.bind_blend_state(self.blends[0])
+        self.cbs = [pipe.ConstantBuffer(user_buffer=m) for m in data.transforms]
 
     def _setup_texture(self) -> None:
         ctx, tex = self.ctx, self.data.texture
@@ -187,6 +215,26 @@ class NumpipeScene:
         ctx = self.ctx
         if self.scene.kind == "compute":
             ctx.launch_grid(self.grid)
+        elif self.scene.kind == "many":
+            ctx.clear(
+                pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL,
+                color=(0.0, 0.0, 0.0, 1.0),
+                depth=1.0,
+                stencil=0,
+            )
+            vertex, draw, cbs = pipe.ShaderType.VERTEX, self.draw, self.cbs
+            if self.scene.mixed:
+                blends, fss = self.blends, self.fss
+                for i, cb in enumerate(cbs):
+                    ctx.bind_blend_state(blends[i & 1])
+                    if i % 5 == 0:
+                        ctx.bind_fs_state(fss[(i // 5) & 1])
+                    ctx.set_constant_buffer(vertex, 0, cb)
+                    ctx.draw_vbo(draw)
+            else:
+                for cb in cbs:
+                    ctx.set_constant_buffer(vertex, 0, cb)
+                    ctx.draw_vbo(draw)
         else:
             ctx.clear(
                 pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL,

@@ -209,6 +209,34 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
         if idle is not None and batch:
             lag_row["note"] = f"an idle loop in the same process: worst {idle / batch:.2f} batch"
     rows.append(lag_row)
+    # issue 20: many draws a frame
+    for name, need in (("many", 0.3), ("many-mixed", 0.2)):
+        res = scenes.get(name)
+        for label, what in (("numpipe", "threaded"), ("numpipe-direct", "direct")):
+            r = speed_ratio(res, "llvmpipe", label) if res else None
+            rows.append(
+                _row(
+                    name,
+                    "20",
+                    f"{name}: numpipe ({what}) vs llvmpipe",
+                    r,
+                    f">= {need}x",
+                    r is not None and r >= need,
+                    _why_missing(res, label, "llvmpipe"),
+                )
+            )
+        r = speed_ratio(res, "numpipe-direct") if res else None  # direct ms / threaded ms
+        rows.append(
+            _row(
+                name,
+                "20",
+                f"{name}: threaded speed / direct speed",
+                r,
+                ">= 1.0x",
+                r is not None and r >= 1.0,
+                _why_missing(res, "numpipe", "numpipe-direct"),
+            )
+        )
     return [r for r in rows if r.pop("needs") in ran]
 
 
@@ -309,7 +337,7 @@ def render(results: dict[str, Any]) -> str:
         rows = []
         for name, res in scenes.items():
             first = True
-            for label in ("numpipe", *PEERS):
+            for label in ("numpipe", "numpipe-direct", *PEERS):
                 d = res.get(label)
                 if d is None:
                     continue
@@ -324,8 +352,9 @@ def render(results: dict[str, Any]) -> str:
                 work = res["invocations"] or res["fragments"]
                 pix = work / (ms / 1e3) / 1e6
                 tri = res["triangles"] / (ms / 1e3) if res["triangles"] else None
-                lr = speed_ratio(res, "llvmpipe") if label == "numpipe" else None
-                sr = speed_ratio(res, "softpipe") if label == "numpipe" else None
+                ours = label.startswith("numpipe")
+                lr = speed_ratio(res, "llvmpipe", label) if ours else None
+                sr = speed_ratio(res, "softpipe", label) if ours else None
                 note = ""
                 if label == "numpipe" and "match" in res:
                     mt = res["match"]
@@ -343,8 +372,8 @@ def render(results: dict[str, Any]) -> str:
                         str(d["frames"]),
                         _num(pix, "{:.1f}") + ("*" if res["invocations"] else ""),
                         _si(tri),
-                        _ratio_cell(lr) if label == "numpipe" else "",
-                        _ratio_cell(sr) if label == "numpipe" else "",
+                        _ratio_cell(lr) if ours else "",
+                        _ratio_cell(sr) if ours else "",
                         note,
                     ]
                 )
@@ -370,6 +399,45 @@ def render(results: dict[str, Any]) -> str:
             "Mpix/s: pixels rasterized per frame (sum of the triangles' areas, before the depth "
             "test) / time; * compute: M invocations/s."
         )
+        drows = []
+        for name, res in scenes.items():
+            if res.get("draws", 1) <= 1:
+                continue
+            cells = [name, f"{res['size']}x{res['size']}", f"{res['draws']:,}"]
+            for label in ("numpipe", "numpipe-direct", "llvmpipe"):
+                ms = _ms(res, label)
+                cells += [_num(ms), _num(None if ms is None else ms * 1e3 / res["draws"], "{:.1f}")]
+            cells += [
+                _ratio_cell(speed_ratio(res, "llvmpipe")),
+                _ratio_cell(speed_ratio(res, "llvmpipe", "numpipe-direct")),
+                _ratio_cell(speed_ratio(res, "numpipe-direct")),
+            ]
+            drows.append(cells)
+        if drows:
+            out.append("")
+            out.append(
+                "Many draws a frame (one set_constant_buffer + one draw_vbo per object; "
+                "threaded = the default context, direct = threaded=False):"
+            )
+            out.append(
+                _table(
+                    [
+                        "scene",
+                        "size",
+                        "draws",
+                        "threaded ms",
+                        "us/draw",
+                        "direct ms",
+                        "us/draw",
+                        "llvmpipe ms",
+                        "us/draw",
+                        "threaded vs llvmpipe",
+                        "direct vs llvmpipe",
+                        "threaded vs direct",
+                    ],
+                    drows,
+                )
+            )
         srows = []
         for name, res in scenes.items():
             if "numpipe-1w" not in res:

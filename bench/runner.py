@@ -1,6 +1,6 @@
 """The benchmark's subprocess side: one process per driver configuration.
 
-``python -m bench.runner serve numpipe [--threads N]`` or ``serve mesa``
+``python -m bench.runner serve numpipe [--threads N] [--direct]`` or ``serve mesa``
 answers JSON commands, one per line on stdin, with one JSON line each on the
 *original* stdout; fd 1 is pointed at stderr first, so whatever a C library
 prints cannot corrupt the protocol.  Commands:
@@ -50,9 +50,10 @@ def _protocol_stream():
 
 
 class _Server:
-    def __init__(self, backend: str, threads: int | None) -> None:
+    def __init__(self, backend: str, threads: int | None, direct: bool = False) -> None:
         self.backend = backend
         self.threads = threads
+        self.direct = direct
         self.current: Any = None
         self.gl = None
         if backend == "mesa":
@@ -93,7 +94,9 @@ class _Server:
             from .numpipe_backend import NumpipeScene
 
             try:
-                self.current = NumpipeScene(scene, data, size, num_threads=self.threads)
+                self.current = NumpipeScene(
+                    scene, data, size, num_threads=self.threads, threaded=not self.direct
+                )
             except gallium.UnsupportedError as exc:
                 return {"unsupported": str(exc)}
         t0 = time.perf_counter()
@@ -135,10 +138,10 @@ class _Server:
         return {"ok": True}
 
 
-def serve(backend: str, threads: int | None) -> int:
+def serve(backend: str, threads: int | None, direct: bool = False) -> int:
     out = _protocol_stream()
     try:
-        server = _Server(backend, threads)
+        server = _Server(backend, threads, direct)
     except Exception as exc:
         out.write(json.dumps({"fatal": f"{type(exc).__name__}: {exc}"}) + "\n")
         return 1
@@ -237,7 +240,7 @@ def main(argv: list[str]) -> int:
         threads = None
         if "--threads" in argv:
             threads = int(argv[argv.index("--threads") + 1])
-        return serve(argv[1], threads)
+        return serve(argv[1], threads, "--direct" in argv)
     if argv[:1] == ["memory"]:
         return memory(argv[1], int(argv[2]), "--baseline" in argv)
     print(__doc__, file=sys.stderr)

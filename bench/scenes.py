@@ -37,12 +37,15 @@ class Scene:
     name: str
     title: str
     program: str  # shader program under shaders/ (see dump_tgsi.PROGRAMS)
-    kind: str = "draw"  # "draw" or "compute"
+    kind: str = "draw"  # "draw", "compute" or "many" (one draw per object: see _many)
     depth_test: bool = False  # LESS, depth writes on
     blend: bool = False  # SRC_ALPHA / INV_SRC_ALPHA (alpha: ONE / INV_SRC_ALPHA)
     textured: bool = False
     needs: str = ""  # the numpipe feature the scene waits for, if any
     description: str = ""
+    size: int = 0  # a fixed framebuffer size (0: the run's --size)
+    mixed: bool = False  # many: blend and fragment shader change between draws
+    peers: tuple[str, ...] = ("llvmpipe", "softpipe")  # the Mesa drivers it runs on
 
     def build(self, size: int) -> SceneData:
         return _BUILDERS[self.name](size)
@@ -58,6 +61,15 @@ class SceneData:
     texture: np.ndarray | None = None  # (h, w, 4) uint8, row 0 = t 0
     invocations: int = 0  # compute: invocations per dispatch
     buffers: dict[str, np.ndarray] = field(default_factory=dict)  # compute inputs
+    # many: the object mesh's indices (u16) and each draw's transform as the
+    # uniform's bytes (N, 4, 4) float32, column after column (GLSL mat4,
+    # Gallium CONST[0][0..3])
+    indices: np.ndarray | None = None
+    transforms: np.ndarray | None = None
+
+    @property
+    def draws(self) -> int:
+        return 1 if self.transforms is None else len(self.transforms)
 
 
 def _full_screen_triangle(colors: np.ndarray, z: float = 0.0) -> np.ndarray:
@@ -166,6 +178,60 @@ def _alu40(size: int) -> SceneData:
     return SceneData(_full_screen_triangle(colors), 1, float(size * size))
 
 
+# the objects of the many-draws scenes: cubes whose total area is about
+# 1.5x the framebuffer for any count (side ~ 1/sqrt(N)), depth complexity
+# like a real frame's
+CUBE_SCALE_1000 = 0.032  # half the side of an average cube (clip units) at N = 1000
+
+
+def cube_mesh() -> tuple[np.ndarray, np.ndarray]:
+    """A unit cube: 8 vertices (x, y, z, 1, r, g, b, a) and 36 u16 indices,
+    12 triangles wound counter-clockwise seen from outside (GL's front)."""
+    p = np.array(
+        [(x, y, z, 1.0) for z in (-1.0, 1.0) for y in (-1.0, 1.0) for x in (-1.0, 1.0)],
+        np.float32,
+    )
+    rgb = (p[:, :3] + 1.0) / 2.0
+    alpha = np.array([0.6, 0.7, 0.8, 0.9, 1.0, 0.9, 0.8, 0.7], np.float32)[:, None]
+    v = np.concatenate([p, rgb * 0.8 + 0.1, alpha], axis=1).astype(np.float32)
+    # each face as a quad, counter-clockwise from outside
+    faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+    idx = [i for a, b, c, d in faces for i in (a, b, c, a, c, d)]
+    return v, np.array(idx, np.uint16)
+
+
+def cube_transforms(n: int, seed: int) -> np.ndarray:
+    """``n`` clip-space transforms (projection times model), each as the
+    uniform's bytes: rotation, scale ~ 1/sqrt(n), a position in the frame,
+    a mild perspective (w = 1 + z/4)."""
+    rng = np.random.default_rng(seed)
+    proj = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0.5, 0], [0, 0, 0.25, 1]], np.float64)
+    out = np.empty((n, 4, 4), np.float32)
+    base = CUBE_SCALE_1000 * math.sqrt(1000.0 / n)
+    for i in range(n):
+        ax, ay, az = rng.uniform(0.0, 2 * math.pi, 3)
+        cx, sx, cy, sy, cz, sz = (math.cos(ax), math.sin(ax), math.cos(ay), math.sin(ay),
+                                  math.cos(az), math.sin(az))  # fmt: skip
+        rot = (
+            np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+            @ np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+            @ np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+        )
+        model = np.eye(4)
+        model[:3, :3] = rot * (base * rng.uniform(0.7, 1.3))
+        model[:3, 3] = (rng.uniform(-0.9, 0.9), rng.uniform(-0.9, 0.9), rng.uniform(-0.8, 0.8))
+        out[i] = (proj @ model).T  # column after column
+    return out
+
+
+def _many(n: int):
+    def build(size: int) -> SceneData:
+        v, idx = cube_mesh()
+        return SceneData(v, 12 * n, 0.0, indices=idx, transforms=cube_transforms(n, SEED + 6 + n))
+
+    return build
+
+
 def _compute(size: int) -> SceneData:
     rng = np.random.default_rng(SEED + 5)
     x = rng.uniform(-1, 1, SAXPY_N).astype(np.float32)
@@ -182,7 +248,18 @@ _BUILDERS = {
     "texture": _texture,
     "alu40": _alu40,
     "compute": _compute,
+    "many-100": _many(100),
+    "many": _many(1000),
+    "many-10000": _many(10_000),
+    "many-mixed": _many(1000),
 }
+
+_MANY_TEXT = (
+    "512x512; {n} cubes (12 indexed triangles each, one index and vertex buffer for all), "
+    "each with its own transform: one set_constant_buffer (a uniform) and one draw_vbo per "
+    "cube, depth test LESS, back faces culled"
+)
+
 
 SCENES: dict[str, Scene] = {
     s.name: s
@@ -244,6 +321,32 @@ SCENES: dict[str, Scene] = {
             description=f"y = 2.5 x + y over {SAXPY_N:,} floats, {SAXPY_BLOCK} invocations per "
             "block (shaders/saxpy.comp)",
         ),
+        *(
+            Scene(
+                name,
+                title,
+                "mvp",
+                kind="many",
+                depth_test=True,
+                size=512,
+                mixed=mixed,
+                peers=("llvmpipe",),
+                description=description,
+            )
+            for name, title, mixed, description in (
+                ("many-100", "100 cubes, a draw each", False, _MANY_TEXT.format(n="100")),
+                ("many", "1,000 cubes, a draw each", False, _MANY_TEXT.format(n="1,000")),
+                ("many-10000", "10,000 cubes, a draw each", False, _MANY_TEXT.format(n="10,000")),
+                (
+                    "many-mixed",
+                    "1,000 cubes, state changes between draws",
+                    True,
+                    _MANY_TEXT.format(n="1,000")
+                    + "; every other draw blends (SRC_ALPHA / INV_SRC_ALPHA), every fifth draw "
+                    "switches between two fragment shaders",
+                ),
+            )
+        ),
     )
 }
 
@@ -255,6 +358,8 @@ def shader_source(program: str, stage: str) -> str:
         "texture": {"vert": "texture.vert", "frag": "texture.frag"},
         "alu40": {"vert": "color.vert", "frag": "alu40.frag"},
         "saxpy": {"comp": "saxpy.comp"},
+        "mvp": {"vert": "mvp.vert", "frag": "color.frag"},
+        "mvp-tint": {"vert": "mvp.vert", "frag": "tint.frag"},
     }[program]
     if stage in glsl:
         return (SHADERS / glsl[stage]).read_text()

@@ -894,6 +894,34 @@ class _PixelGeom:
         row += coef[:, 2] * self.fy
         return row
 
+    def plane_of(self, cols: np.ndarray) -> np.ndarray:
+        """``plane`` of each lane's triangle's plane, ``cols`` the set's planes
+        as contiguous columns (3, M) [a0, dadx, dady]: each coefficient is
+        gathered from its column (no (n, 3) table): the same values."""
+        tq = self.tq
+        row = np.take(cols[1], tq)
+        row *= self.fx
+        row += np.take(cols[0], tq)
+        row += np.take(cols[2], tq) * self.fy
+        return row
+
+    def attr4(self, ts, slot: int) -> np.ndarray:
+        """plane4 of input ``slot`` of each lane's triangle, as a (4, n) stack,
+        gathered channel by channel from the set's input planes as contiguous
+        columns (_input_columns): the same values as plane4 of the gathered
+        (n, 3, 4) coefficients, without that table."""
+        cols = _input_columns(ts)[slot]  # (3, 4, M)
+        tq = self.tq
+        fx, fy = self.fx, self.fy
+        out = np.empty((4, tq.size), F32)
+        for c in range(4):
+            row = out[c]
+            np.take(cols[1, c], tq, out=row)
+            row *= fx
+            row += np.take(cols[0, c], tq)
+            row += np.take(cols[2, c], tq) * fy
+        return out
+
     def plane4(self, coef: np.ndarray) -> np.ndarray:
         c = np.moveaxis(coef, 2, 0)  # (4, n, 3)
         row = c[:, :, 1] * self.fx[None]
@@ -925,6 +953,24 @@ class _PixelGeom:
         return self.px, self.py
 
 
+def _input_columns(ts) -> np.ndarray:
+    """The set's input planes as (K, 3, 4, M) float32: every coefficient of
+    every channel a contiguous column over the triangles (made once per set;
+    workers racing here make equal copies)."""
+    cols = ts.__dict__.get("_in_cols")
+    if cols is None:
+        cols = ts.__dict__["_in_cols"] = np.ascontiguousarray(ts.inputs.transpose(1, 2, 3, 0))
+    return cols
+
+
+def _oow_columns(ts) -> np.ndarray:
+    """The set's 1/w planes as (3, M) contiguous columns (once per set)."""
+    cols = ts.__dict__.get("_oow_cols")
+    if cols is None:
+        cols = ts.__dict__["_oow_cols"] = np.ascontiguousarray(ts.oow.T)
+    return cols
+
+
 def _coef(ts, geom, arr: np.ndarray) -> np.ndarray:
     """Pick a triangle's coefficients: (3, ...) for dense, (nq, 3, ...) for sparse."""
     if geom.dense:
@@ -949,7 +995,10 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
     if ts.perspective.any():
         w_one = ts.w_is_one[geom.t] if geom.dense else bool(ts.w_is_one[geom.tq].all())
         if not w_one:
-            oow = geom.plane(_coef(ts, geom, ts.oow))
+            if isinstance(geom, _PixelGeom):
+                oow = geom.plane_of(_oow_columns(ts))
+            else:
+                oow = geom.plane(_coef(ts, geom, ts.oow))
             with np.errstate(divide="ignore", invalid="ignore"):
                 rcp_w = np.divide(F32(1.0), oow, out=oow)
     inputs: list = []
@@ -958,8 +1007,11 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
         while len(inputs) <= reg:
             inputs.append(None)
         if kind == "attr":
-            coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]  # (3, 4) or (nq, 3, 4)
-            stack = geom.plane4(coef)
+            if isinstance(geom, _PixelGeom):
+                stack = geom.attr4(ts, slot)
+            else:
+                coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]  # (3, 4) or (nq, 3, 4)
+                stack = geom.plane4(coef)
             divided = rcp_w is not None and ts.perspective[slot]
             if divided:
                 stack *= rcp_w[None, :]
@@ -973,7 +1025,10 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
             fy = py.astype(F32) + off
             if state.coord_lower_left:
                 fy = F32(state.fb_height) - fy
-            wv = geom.plane(_coef(ts, geom, ts.oow))
+            if isinstance(geom, _PixelGeom):
+                wv = geom.plane_of(_oow_columns(ts))
+            else:
+                wv = geom.plane(_coef(ts, geom, ts.oow))
             zv = z if np.ndim(z) else np.full(n, z, F32)
             inputs[reg] = [fx, fy, zv, wv]
         elif kind == "face":

@@ -50,7 +50,7 @@ state and bins the primitives into its scene.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -169,7 +169,21 @@ class _Stream:
     inverse: np.ndarray  # each stream entry's position among them
     prims: Any = None  # (P, k) stream positions of the primitives, by kind
     prim_ids: Any = None
-    extra: dict = field(default_factory=dict)
+    _local: Any = None
+    _ids: Any = None
+
+    def local(self) -> np.ndarray:
+        """The primitives as positions among the distinct vertices (P, k)."""
+        if self._local is None:
+            self._local = self.inverse[self.prims]
+        return self._local
+
+    def ids(self) -> np.ndarray:
+        """The primitives' ids (0, 1, ... unless assembly numbered them)."""
+        if self._ids is None:
+            ids = self.prim_ids
+            self._ids = np.arange(self.prims.shape[0], dtype=np.int64) if ids is None else ids
+        return self._ids
 
 
 class DrawPipeline:
@@ -306,7 +320,11 @@ class DrawPipeline:
         self.yield_point()
         lane_draw = verts.lane_draw()
         consts = vs.pass_constants([d.consts for d in group], lane_draw)
-        sysvals = vs.system_values(prog.vs.kernel, verts.vids, verts.iids, verts.per_draw())
+        sysvals = (
+            vs.system_values(prog.vs.kernel, verts.vids, verts.iids, verts.per_draw())
+            if prog.vs.kernel.system_value_decls
+            else {}
+        )
         res = vs.run_vertex_shader(prog.vs, fetched, n, consts, sysvals, prog.vs_textures)
         verts.res = res
         verts.pos = vs.positions(prog.vs.kernel, res, n)
@@ -598,32 +616,56 @@ class DrawPipeline:
 
 class _PassVertices:
     """The vertices of a pass: each draw's distinct vertices, instance after
-    instance, draw after draw; and what the stages computed for them."""
+    instance, draw after draw; and what the stages computed for them.
+
+    Consecutive draws of one instance that read the same index stream (the
+    same object: the same bytes and range) are handled as one *run*, with
+    array operations over the run instead of one per draw -- a frame that
+    draws one mesh many times costs the same few numpy calls whatever the
+    number of draws.
+    """
 
     def __init__(self, group: list[Draw], streams: list[_Stream]) -> None:
         self.group = group
-        counts = []
-        vid_parts, iid_parts = [], []
-        for d, s in zip(group, streams):
-            ninst = d.info.instance_count
-            nu = s.uniq.size
-            counts.append(nu * ninst)
-            if ninst == 1:
-                vid_parts.append(s.uniq)
-                iid_parts.append(None)
+        self.streams = streams
+        # runs: (first draw, draws, stream) of consecutive single-instance
+        # draws with one stream; an instanced draw is a run of its own
+        runs: list[tuple[int, int, _Stream]] = []
+        for k, (d, st) in enumerate(zip(group, streams)):
+            if (
+                runs
+                and runs[-1][2] is st
+                and d.info.instance_count == 1
+                and group[runs[-1][0]].info.instance_count == 1
+            ):
+                runs[-1] = (runs[-1][0], runs[-1][1] + 1, st)
             else:
-                vid_parts.append(np.tile(s.uniq, ninst))
+                runs.append((k, 1, st))
+        self.runs = runs
+        counts = np.empty(len(group), np.int64)
+        vid_parts, iid_parts = [], []
+        instanced = False
+        for k0, m, st in runs:
+            nu = st.uniq.size
+            ninst = group[k0].info.instance_count
+            counts[k0 : k0 + m] = nu * ninst
+            if ninst == 1:
+                vid_parts.append(st.uniq if m == 1 else np.tile(st.uniq, m))
+                iid_parts.append(m * nu)
+            else:
+                instanced = True
+                vid_parts.append(np.tile(st.uniq, ninst))
                 iid_parts.append(np.repeat(np.arange(ninst, dtype=np.int64), nu))
-        self.counts = np.array(counts, np.int64)
+        self.counts = counts
         self.base = np.zeros(len(group), np.int64)
-        np.cumsum(self.counts[:-1], out=self.base[1:])
-        self.n = int(self.counts.sum())
+        np.cumsum(counts[:-1], out=self.base[1:])
+        self.n = int(counts.sum())
         self.vids = _cat(vid_parts)
-        if all(p is None for p in iid_parts):
+        if not instanced:
             self.iids = np.zeros(self.n, np.int64)
         else:
             self.iids = _cat(
-                [np.zeros(c, np.int64) if p is None else p for p, c in zip(iid_parts, counts)]
+                [np.zeros(p, np.int64) if isinstance(p, int) else p for p in iid_parts]
             )
         self.res: Any = None
         self.pos: Any = None
@@ -660,29 +702,32 @@ class _PassVertices:
         """The draws' primitives, instance after instance, draw after draw, as
         vertex indices of the pass: (prims (P, k), primitive ids, draws, how
         many each draw has).  Primitive ids count each instance from 0."""
-        parts, id_parts, counts = [], [], []
-        for d, s in zip(self.group, streams):
-            ninst = d.info.instance_count
-            nu = s.uniq.size
-            local = s.inverse[s.prims]
-            if s.prim_ids is not None:
-                pid = s.prim_ids
-            else:
-                pid = np.arange(s.prims.shape[0], dtype=np.int64)
+        group = self.group
+        parts, id_parts, tag_parts = [], [], []
+        counts = np.empty(len(group), np.int64)
+        for k0, m, st in self.runs:
+            local = st.local()  # (P, k) positions among the stream's distinct vertices
+            pid = st.ids()
+            ninst = group[k0].info.instance_count
+            nu = st.uniq.size
             if ninst > 1:
                 local = np.concatenate([i * nu + local for i in range(ninst)])
                 pid = np.tile(pid, ninst)
-            parts.append(local)
-            id_parts.append(pid)
-            counts.append(local.shape[0])
-        counts_a = np.array(counts, np.int64)
-        if len(parts) == 1:
-            prims = parts[0] + self.base[0] if self.base[0] else parts[0]
-            return prims, id_parts[0], np.zeros(counts[0], np.int64), counts_a
-        prims = np.concatenate(parts)
-        tags = np.repeat(np.arange(len(parts), dtype=np.int64), counts_a)
-        prims = prims + self.base[tags][:, None]
-        return prims, np.concatenate(id_parts), tags, counts_a
+            p = local.shape[0]
+            counts[k0 : k0 + m] = p
+            if m == 1:
+                base = int(self.base[k0])
+                parts.append(local + base if base else local)
+                id_parts.append(pid)
+            else:  # m draws of one stream: each one's vertices follow the last's
+                offsets = self.base[k0] + nu * np.arange(m, dtype=np.int64)
+                parts.append((local[None] + offsets[:, None, None]).reshape(m * p, -1))
+                id_parts.append(np.tile(pid, m))
+            tag_parts.append((k0, m, p))
+        if len(group) == 1:
+            return parts[0], id_parts[0], np.zeros(counts[0], np.int64), counts
+        tags = np.repeat(np.arange(len(group), dtype=np.int64), counts)
+        return _cat(parts), _cat(id_parts), tags, counts
 
 
 def _fetch(group: list[Draw], verts: _PassVertices) -> list:

@@ -20,8 +20,9 @@ def viewport_transform(
     """Clip coords (V, 4) -> window (V, 3) and 1/w (V,), as draw_llvm does:
     ``x_w = fma(x_c * (1/w), scale, translate)``."""
     clip = np.asarray(clip, F32)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # (w = 0, infinities and NaN make infinities and NaN here, dropped at setup)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         oow = (F32(1.0) / clip[:, 3]).astype(F32, copy=False)
-    # x, y and z at once (elementwise: the same roundings as one column at a time)
-    xyz = (clip[:, :3] * oow[:, None]).astype(F32, copy=False)
-    return fma32(xyz, np.asarray(scale, F32), np.asarray(translate, F32)), oow
+        # x, y and z at once (elementwise: the same roundings as one column at a time)
+        xyz = (clip[:, :3] * oow[:, None]).astype(F32, copy=False)
+        return fma32(xyz, np.asarray(scale, F32), np.asarray(translate, F32)), oow

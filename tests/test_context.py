@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
 
+import gallium
 from gallium import pipe
 
 W = H = 16
@@ -307,3 +308,32 @@ def test_a_checked_draw_info_is_a_private_copy_not_checked_twice():
     with pytest.raises(ValueError, match=r"info\.count"):
         check_draw_info(info)
     assert checked.count == 3
+
+
+@pytest.mark.parametrize(("count", "instances"), [(2**31, 1), (3, 2**31 - 1), (2**13, 2**12)])
+def test_a_draw_of_too_many_vertices_is_refused_at_the_call(screen, ctx, count, instances):
+    """count x instance_count past numpipe's limit (MAX_DRAW_VERTICES) raises
+    UnsupportedError at the call, on both contexts, before anything is
+    allocated; nothing is reported later and the context still draws."""
+    import tracemalloc
+
+    from gallium.numpipe.context import MAX_DRAW_VERTICES
+
+    assert count * instances > MAX_DRAW_VERTICES
+    rt, _ = make_target(screen, ctx, W, H)
+    bind_passthrough(ctx)
+    tracemalloc.start()
+    try:
+        with pytest.raises(gallium.UnsupportedError, match="at most 16,777,216 vertices a call"):
+            ctx.draw_vbo(
+                pipe.DrawInfo(
+                    mode=pipe.Prim.TRIANGLES, start=0, count=count, instance_count=instances
+                )
+            )
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20  # (peak: nothing big)
+    finally:
+        tracemalloc.stop()
+    draw(ctx, quad(0.0, (1.0, 0.0, 0.0, 1.0)))
+    ctx.flush().wait(10)
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+    assert (read_rgba8(ctx, rt) == [255, 0, 0, 255]).all()

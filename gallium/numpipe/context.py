@@ -171,6 +171,10 @@ class _CheckedDrawInfo(DrawInfo):
 
 
 _DRAW_FIELDS = tuple(f.name for f in dataclasses.fields(DrawInfo))
+# The vertices one draw may have (count x instances): a draw's vertex pipeline
+# holds a few hundred bytes a vertex at once (ids, fetched inputs, shader
+# outputs, set-up triangles), so this bounds one draw to a few GiB.
+MAX_DRAW_VERTICES = 1 << 24
 _DRAW_U32_FIELDS = (
     "start",
     "count",
@@ -217,6 +221,11 @@ def check_draw_info(info: Any) -> DrawInfo:
         raise bad_value("info.index", "must be set when index_size is non-zero")
     out.primitive_restart = bool(check_int("info.primitive_restart", info.primitive_restart, 0, 1))
     out.has_user_indices = bool(check_int("info.has_user_indices", info.has_user_indices, 0, 1))
+    if out.count * out.instance_count > MAX_DRAW_VERTICES:
+        raise UnsupportedError(
+            f"numpipe draws at most {MAX_DRAW_VERTICES:,} vertices a call (info.count x "
+            f"info.instance_count = {out.count * out.instance_count:,}): split the draw"
+        )
     return out
 
 

@@ -123,6 +123,30 @@ def same_raster_state(a: FragmentState, b: FragmentState) -> bool:
     """
     if a is b:
         return True
+    if not _alike(a, b) or len(a.counters) != len(b.counters):
+        return False
+    if any(x is not y for x, y in zip(a.counters, b.counters)):
+        return False
+    if len(a.consts) != len(b.consts):
+        return False
+    for x, y in zip(a.consts, b.consts):
+        if x is y:
+            continue
+        if x is None or y is None or x.shape != y.shape or not np.array_equal(x, y):
+            return False
+    return True
+
+
+def same_but_constants(a: FragmentState, b: FragmentState) -> bool:
+    """Whether ``a`` and ``b`` are alike but for their constant buffers and
+    occlusion counters: a fragment of either shades and writes as the other
+    would with its constants.  (workers/multistate.py shades such states with
+    one kernel call that reads the constants per lane, and counts each
+    state's fragments on their own.)"""
+    return a is b or _alike(a, b)
+
+
+def _alike(a: FragmentState, b: FragmentState) -> bool:
     if (
         a.kernel is not b.kernel
         or a.fs_inputs != b.fs_inputs
@@ -137,21 +161,12 @@ def same_raster_state(a: FragmentState, b: FragmentState) -> bool:
         != (b.depth_clamp, b.sample_mask_zero, b.logicop)
         or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
         or getattr(a, "src1_output", None) != getattr(b, "src1_output", None)
-        or len(a.counters) != len(b.counters)
-        or any(x is not y for x, y in zip(a.counters, b.counters))
     ):
         return False
     if _uses_blend_color(a) and a.blend_color != b.blend_color:
         return False
     if a.stencil_enabled and a.stencil_ref != b.stencil_ref:
         return False
-    if len(a.consts) != len(b.consts):
-        return False
-    for x, y in zip(a.consts, b.consts):
-        if x is y:
-            continue
-        if x is None or y is None or x.shape != y.shape or not np.array_equal(x, y):
-            return False
     if (a.textures is None) != (b.textures is None):
         return False
     return a.textures is None or a.textures.same_as(b.textures)

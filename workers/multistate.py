@@ -25,7 +25,10 @@ sparse path), the band's fragments are resolved all at once:
    *replaces* the colour (no blending, every channel of every buffer
    written) and the passing fragments after it.  Only those are shaded and
    written, in rounds: round k writes every pixel's k-th such fragment,
-   shaded and blended by its own state, onto what round k-1 left.
+   shaded and blended by its own state, onto what round k-1 left.  States
+   that differ only in their constants (a colour uniform set per draw) are
+   shaded by one kernel call that reads each lane's constants from its own
+   state (gallium.tgsi.runtime.LaneConstants) and written by one call.
 
 Every fragment meets the same depth test, and every pixel the same writes in
 the same order, as when each draw is rasterized after the previous one, so
@@ -37,13 +40,15 @@ a command of its own.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 
 from gallium.numpipe.scene import DENSE_MIN_PIXELS
+from gallium.tgsi.runtime import lane_constant_buffers
 
-from .fragment import target_run
+from .fragment import same_but_constants, target_run
 from .raster import (
     _MAX_FUNCS,
     _MIN_FUNCS,
@@ -245,11 +250,52 @@ def _resolve(scene, cmd, ids: np.ndarray, y0: int, y1: int) -> None:
     rank = np.take(c, lj) - 1 - np.take(np.take(before_seg, seg), lj)
     frag = np.take(order, lj)  # the live fragments, by pixel
     lstate = np.take(fstate, lj)
+    groups, group_of = _groups(cmd)
+    lgroup = np.take(group_of, lstate)
     for r in range(int(rank.max()) + 1):
         in_round = rank == r
-        for s in np.unique(lstate[in_round]).tolist():
-            sel = frag[in_round & (lstate == s)]
-            st = states[s]
+        for g in np.unique(lgroup[in_round]).tolist():
+            pick = in_round & (lgroup == g)
+            sel = frag[pick]
+            members = groups[g]
+            st = states[members[0]]
+            shader = st if len(members) == 1 else _lane_state(states, members, lstate[pick])
             sgeom = _PixelGeom(np.take(px, sel), np.take(py, sel), np.take(tri, sel))
-            outputs, _, _ = _shade(st, ts, sgeom, sel.size, None, None, np.take(z, sel))
+            outputs, _, _ = _shade(shader, ts, sgeom, sel.size, None, None, np.take(z, sel))
             _colour_writes(scene, st, (sgeom.py, sgeom.px), False, None, outputs)
+
+
+def _groups(cmd) -> tuple[list[list[int]], np.ndarray]:
+    """The command's states in groups that differ only in their constants
+    (workers.fragment.same_but_constants): each group's fragments are shaded
+    by one kernel call and written by one call.  Made once per command."""
+    got = cmd.__dict__.get("_groups")
+    if got is None:
+        states = cmd.states
+        reps: list[int] = []
+        groups: list[list[int]] = []
+        group_of = np.empty(len(states), np.int32)
+        for i, st in enumerate(states):
+            for g, r in enumerate(reps):
+                if same_but_constants(states[r], st):
+                    groups[g].append(i)
+                    group_of[i] = g
+                    break
+            else:
+                reps.append(i)
+                groups.append([i])
+                group_of[i] = len(groups) - 1
+        got = cmd.__dict__["_groups"] = (groups, group_of)
+    return got
+
+
+def _lane_state(states: list, members: list[int], lane_states: np.ndarray):
+    """A copy of the group's first state whose constants each lane reads from
+    its own state's (``lane_states``: the state of each lane)."""
+    row = np.full(len(states), -1, np.int64)
+    row[members] = np.arange(len(members))
+    shader = copy.copy(states[members[0]])
+    shader.consts = lane_constant_buffers(
+        [states[m].consts for m in members], np.take(row, lane_states)
+    )
+    return shader

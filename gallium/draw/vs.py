@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..tgsi.compiler import ExecEnv
-from ..tgsi.runtime import LaneConstants
+from ..tgsi.runtime import lane_constant_buffers
 
 F32 = np.float32
 
@@ -80,44 +80,10 @@ def sprite_slots(fs_kernel: Any, rast: Any) -> tuple[int, ...]:
 
 
 def pass_constants(per_draw: list, lane_draw: np.ndarray | None) -> list:
-    """The constant buffers of a kernel call over several draws' lanes.
-
-    ``per_draw[d]`` is draw d's list of constant buffers (uint8 arrays or None
-    per slot); ``lane_draw`` each lane's draw (None: one draw, or all lanes
-    of draw 0).  A slot bound to the same bytes for every draw stays that
-    buffer; any other slot becomes a LaneConstants.
-    """
-    first = per_draw[0]
-    if len(per_draw) == 1 or all(c is first for c in per_draw):
-        return list(first)
-    nslots = max(len(c) for c in per_draw)
-    out: list[Any] = []
-    for slot in range(nslots):
-        bufs = [c[slot] if slot < len(c) else None for c in per_draw]
-        b0 = bufs[0]
-        if all(b is b0 for b in bufs):
-            out.append(b0)
-            continue
-        if b0 is not None and all(
-            b is b0 or (b is not None and b.size == b0.size and np.array_equal(b, b0)) for b in bufs
-        ):
-            out.append(b0)
-            continue
-        out.append(_lane_constants(bufs, lane_draw))
-    return out
-
-
-def _lane_constants(bufs: list, lane_draw: np.ndarray) -> LaneConstants:
-    sizes = np.array([0 if b is None else b.size for b in bufs], np.int64)
-    width = max(16, int(-(-int(sizes.max()) // 16) * 16))
-    if all(b is not None and b.size == width for b in bufs):
-        data = np.stack([b.reshape(-1).view(np.uint8) for b in bufs])
-    else:
-        data = np.zeros((len(bufs), width), np.uint8)
-        for r, b in enumerate(bufs):
-            if b is not None:
-                data[r, : b.size] = b.reshape(-1).view(np.uint8)
-    return LaneConstants(data, lane_draw, sizes)
+    """The constant buffers of a kernel call over several draws' lanes
+    (``per_draw[d]``: draw d's buffers; ``lane_draw``: each lane's draw):
+    see gallium.tgsi.runtime.lane_constant_buffers."""
+    return lane_constant_buffers(per_draw, lane_draw)
 
 
 def system_values(kernel: Any, vids: np.ndarray, iids: np.ndarray, per_draw: Any) -> dict:

@@ -70,6 +70,8 @@ class Binner:
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
         self.epoch = 0  # runs of the queue (see FragmentSnapshot.volatile)
+        self._templates: dict[tuple, Any] = {}  # this scene's states, by all but constants
+        self._templates_scene = -1
 
     def emit(self, ts: Any, draws: list, draw_of: np.ndarray | None) -> None:
         """Add a pass's triangles (``draw_of[t]``: triangle t's draw) to the scene."""
@@ -149,7 +151,37 @@ class Binner:
                 st.c_primitives += counts.c_primitives
 
     def _state(self, frag: FragmentSnapshot, scene: Any) -> Any:
-        """The FragmentState of ``frag`` for ``scene`` (made once per scene)."""
+        """The FragmentState of ``frag`` for ``scene`` (made once per scene):
+        a copy of the state of the first snapshot alike but for constants
+        and counters (a colour uniform set per draw makes one snapshot a
+        draw), with this one's."""
+        if self._templates_scene != scene.seq:
+            self._templates.clear()
+            self._templates_scene = scene.seq
+        key = (
+            id(frag.fs),
+            id(frag.textures),
+            id(frag.blend),
+            id(frag.dsa),
+            frag.stencil_ref,
+            frag.blend_color,
+        )
+        got = self._templates.get(key)
+        # (the template holds the objects the key names: their ids stay theirs)
+        if got is None:
+            got = self._templates[key] = self._build_state(frag, scene)
+            st = got
+        else:
+            st = object.__new__(type(got))
+            st.__dict__.update(got.__dict__)
+            st.consts = _state_consts(frag)
+            st.counters = frag.counters
+            st.stats = {}
+        # (the serial, not the scene: a snapshot outlives its scenes)
+        frag._state, frag._scene, frag._epoch = st, scene.seq, self.epoch
+        return st
+
+    def _build_state(self, frag: FragmentSnapshot, scene: Any) -> Any:
         from workers.fragment import FragmentState, passthrough_slots, texpass_info
 
         fs = frag.fs
@@ -161,12 +193,7 @@ class Binner:
             color_outputs.append(kern.output_index("COLOR", 0 if all_cbufs else i))
         depth_out = kern.output_index("POSITION")
         stencil_out = kern.output_index("STENCIL")
-        # User constants were copied when bound.  A buffer's constants are
-        # copied now (they are small): the rasterizer reads them after the
-        # pass, and a later write to the buffer must not reach this draw.
-        consts = [
-            None if c is None else (c.copy() if res is not None else c) for res, c in frag.consts
-        ]
+        consts = _state_consts(frag)
         textures = frag.textures
         if textures is not None:
             scene.resources.update(textures.resources())
@@ -207,9 +234,15 @@ class Binner:
         )
         if blend.uses_src1:
             st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
-        # (the serial, not the scene: a snapshot outlives its scenes)
-        frag._state, frag._scene, frag._epoch = st, scene.seq, self.epoch
         return st
+
+
+def _state_consts(frag: FragmentSnapshot) -> list:
+    """The snapshot's constant buffers for the rasterizer.  User constants were
+    copied when bound; a buffer's are copied now (they are small): the
+    rasterizer reads them after the pass, and a later write to the buffer
+    must not reach this draw."""
+    return [None if c is None else (c.copy() if res is not None else c) for res, c in frag.consts]
 
 
 def counting_queries(active: list) -> tuple:

@@ -665,8 +665,9 @@ class NumpipeContext:
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
         self._snap: dict[str, Any] = dict.fromkeys(
-            ("program", "vbufs", "vconsts", "gconsts", "frag", "viewport", "region")
+            ("program", "vbufs", "vconsts", "gconsts", "frag", "ftex", "viewport", "region")
         )
+        self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
         self._programs: dict[tuple, VertexProgram] = {}  # interned
@@ -762,7 +763,7 @@ class NumpipeContext:
         while len(slots) < start + len(samplers):
             slots.append(None)
         slots[start : start + len(samplers)] = samplers
-        self._invalidate(_TEXTURE_PART.get(stage, "frag"))
+        self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "frag")))
 
     def destroy_sampler_state(self, cso: SamplerCSO) -> None:
         if not isinstance(cso, SamplerCSO):
@@ -977,7 +978,7 @@ class NumpipeContext:
         while len(slots) < start + len(views):
             slots.append(None)
         slots[start : start + len(views)] = views
-        self._invalidate(_TEXTURE_PART.get(stage, "frag"))
+        self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "frag")))
 
     def create_stream_output_target(self, resource: Resource, offset: int, size: int) -> Any:
         raise UnsupportedError("stream output is not implemented by numpipe yet")
@@ -1592,7 +1593,10 @@ class NumpipeContext:
                     deps.append((res, res.storage))
                 else:
                     consts[idx] = (None, data)
-        textures, tkey = self._stage_textures(ShaderType.FRAGMENT, resources, deps)
+        ftex = self._snap["ftex"]
+        if ftex is None:
+            ftex = self._make_part("ftex")
+        textures, tkey = ftex
         counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
         stat_queries = tuple(
             q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
@@ -1613,7 +1617,10 @@ class NumpipeContext:
         if frag is None:
             if len(self._frags) >= 256:
                 self._frags.clear()
-            fs_inputs, _ = link_outputs({}, fs.kernel, self._rast.state.flatshade)
+            known = self._fs_inputs.get(id(fs))
+            if known is None or known[0] is not fs:
+                known = self._fs_inputs[id(fs)] = (fs, link_outputs({}, fs.kernel, False)[0])
+            fs_inputs = known[1]
             frag = self._frags[key] = FragmentSnapshot(
                 fs=fs,
                 fs_inputs=fs_inputs,
@@ -1628,6 +1635,10 @@ class NumpipeContext:
                 stat_queries=stat_queries,
             )
         return frag
+
+    def _part_ftex(self, resources: list, deps: list) -> tuple:
+        """The fragment stage's texture bindings and their key (see _stage_textures)."""
+        return self._stage_textures(ShaderType.FRAGMENT, resources, deps)
 
     def _const_arrays(self, stage: ShaderType) -> list[Any]:
         """The stage's constant buffers as byte arrays (None for an empty slot)."""
@@ -2136,7 +2147,7 @@ def _no_yield() -> None:
 
 # which part of a queued draw's state a stage's constants / textures belong to
 _CONST_PART = {ShaderType.VERTEX: "vconsts", ShaderType.GEOMETRY: "gconsts"}
-_TEXTURE_PART = {ShaderType.VERTEX: "program", ShaderType.GEOMETRY: "program"}
+_TEXTURE_PART = {ShaderType.VERTEX: ("program",), ShaderType.GEOMETRY: ("program",)}
 _NO_CONSTS: tuple = ()
 
 

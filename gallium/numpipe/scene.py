@@ -204,11 +204,12 @@ class DrawCmd:
         if self.states is None:
             self.states = [self.state]
             self.part_states = [0] * len(self.parts)
-        for i, s in enumerate(self.states):
-            if s is state:
-                return i
-        self.states.append(state)
-        return len(self.states) - 1
+        ids = self.__dict__.setdefault("_state_ids", {id(self.state): 0})
+        i = ids.get(id(state))
+        if i is None:  # (states is kept alive by the command: ids stay unique)
+            i = ids[id(state)] = len(self.states)
+            self.states.append(state)
+        return i
 
     def box_pixels(self) -> tuple[float, int, float]:
         """Bounding-box pixels of the joined triangles that take the sparse

@@ -618,6 +618,48 @@ class LaneConstants:
         return self.data.view(t).reshape(self.data.shape[0], -1, 4)
 
 
+def lane_constant_buffers(per_row: list, lane_row: np.ndarray | None) -> list:
+    """The constant buffers of one kernel call whose lanes belong to several
+    draws (or fragment states), ``per_row[r]`` row r's buffers (uint8 arrays
+    or None per slot), ``lane_row`` each lane's row (None: every lane row 0).
+
+    A slot bound to the same bytes for every row stays that buffer (read as
+    scalars); any other becomes a :class:`LaneConstants`.
+    """
+    first = per_row[0]
+    if len(per_row) == 1 or all(c is first for c in per_row):
+        return list(first)
+    nslots = max(len(c) for c in per_row)
+    out: list[Any] = []
+    for slot in range(nslots):
+        bufs = [c[slot] if slot < len(c) else None for c in per_row]
+        b0 = bufs[0]
+        if all(b is b0 for b in bufs):
+            out.append(b0)
+            continue
+        if b0 is not None and all(
+            b is b0 or (b is not None and b.size == b0.size and np.array_equal(b, b0)) for b in bufs
+        ):
+            out.append(b0)
+            continue
+        out.append(_lane_constants(bufs, lane_row))
+    return out
+
+
+def _lane_constants(bufs: list, lane_row: np.ndarray) -> LaneConstants:
+    sizes = np.array([0 if b is None else np.asarray(b).nbytes for b in bufs], np.int64)
+    width = max(16, int(-(-int(sizes.max()) // 16) * 16))
+    if all(b is not None and np.asarray(b).nbytes == width for b in bufs):
+        data = np.stack([np.asarray(b).reshape(-1).view(np.uint8) for b in bufs])
+    else:
+        data = np.zeros((len(bufs), width), np.uint8)
+        for r, b in enumerate(bufs):
+            if b is not None:
+                raw = np.asarray(b).reshape(-1).view(np.uint8)
+                data[r, : raw.size] = raw
+    return LaneConstants(data, lane_row, sizes)
+
+
 def _const_words(buf: Any, t: type) -> np.ndarray | None:
     if buf is None:
         return None

@@ -402,18 +402,24 @@ def test_a_multistate_frame_renders_what_commands_of_their_own_render(monkeypatc
         ops.append(("blend", i % len(BLENDS)))
         if i % 7 == 0:
             ops.append(("fs", (i // 7) % 2))
-            ops.append(("fconst", rng.uniform(0.2, 1, 4).astype(np.float32).tolist()))
+        # a colour uniform per draw: states alike but for constants, shaded
+        # together with the constants read per lane
+        ops.append(("fconst", rng.uniform(0.2, 1, 4).astype(np.float32).tolist()))
         m = rng.uniform(-1, 1, 8).astype(np.float32)
         m[0:2] += 1.5
         if i % 2:  # z = 0.5 at every vertex, w = 1
             m[2], m[3], m[6], m[7] = 0.0, 0.0, 0.5, 1.0
         ops.append(("vconst", m.tolist(), False))
         ops.append(("draw", pipe.Prim.TRIANGLES, int(rng.integers(0, 40)), 12, 0, 1, 0, False))
-    calls = []
-    real = multistate._resolve
-    monkeypatch.setattr(multistate, "_resolve", lambda *a: (calls.append(1), real(*a)))
+    calls, lanes = [], []
+    real, real_lane = multistate._resolve, multistate._lane_state
+    monkeypatch.setattr(multistate, "_resolve", lambda *a: (calls.append(1), real(*a))[1])
+    monkeypatch.setattr(
+        multistate, "_lane_state", lambda *a: (lanes.append(len(a[1])), real_lane(*a))[1]
+    )
     got = _render(get_screen(2), False, True, ops)
     assert (len(calls) > 0) == resolvable
+    assert (max(lanes, default=0) > 10) == resolvable  # groups of many states
     monkeypatch.undo()
     want = _reference(ops, monkeypatch)
     assert got == want

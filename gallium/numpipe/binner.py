@@ -3,19 +3,23 @@
 Theory of operation
 -------------------
 A draw is queued with a :class:`FragmentSnapshot`: references to the
-fragment-side state of its call (fragment shader, its constants and textures,
-blend, depth/stencil/alpha, stencil reference, blend colour, sample mask,
-the occlusion counters and statistics queries active then).  The context
-makes a new snapshot whenever any of that changes and hands the same object
-to every draw until then, interning equal ones, so a frame that switches
-between a few states has a few snapshots.
+fragment-side state of its call -- the fragment stage's constant buffers on
+a :class:`FragmentBase` holding the rest (fragment shader, textures, blend,
+depth/stencil/alpha, stencil reference, blend colour, sample mask, the
+occlusion counters and statistics queries active then).  The context makes a
+new snapshot whenever any of that changes and hands the same object to every
+draw until then; it interns equal bases, so a frame that switches between a
+few states has a few bases (and a constant set per draw makes only a small
+snapshot a draw).
 
 When the draw pipeline (gallium/draw/pipeline.py) has set up a pass, it
-hands each run of draws sharing a snapshot to :meth:`Binner.emit`, in
-submission order.  The binner turns the snapshot into the rasterizer's
-:class:`~workers.fragment.FragmentState` -- once per snapshot and scene --
-and appends the triangles to the context's current scene, which bins them
-by band when it is flushed.  Everything here runs on the thread that runs
+hands the pass's triangles, each with its draw, to :meth:`Binner.emit`, in
+submission order.  The binner turns each snapshot into the rasterizer's
+:class:`~workers.fragment.FragmentState` -- once per snapshot and scene, as a
+copy of its base's state with the snapshot's constants after the first --
+and appends the triangles to the context's current scene (one command for
+draws with different states: a multi-state command), which bins them by band
+when it is flushed.  Everything here runs on the thread that runs
 the context's queue.
 """
 
@@ -31,16 +35,14 @@ from ..pipe.enums import QueryType
 _COUNTING = (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
 
 
-class FragmentSnapshot:
-    """The fragment side of a draw at its call (never changed once made)."""
+class FragmentBase:
+    """The fragment side of a draw at its call but its constants: shader,
+    textures, blend, depth/stencil/alpha, stencil reference, blend colour,
+    sample mask, the occlusion counters and statistics queries active then."""
 
     __slots__ = (
-        "_epoch",
-        "_scene",
-        "_state",
         "blend",
         "blend_color",
-        "consts",
         "counters",
         "dsa",
         "fs",
@@ -49,19 +51,38 @@ class FragmentSnapshot:
         "stat_queries",
         "stencil_ref",
         "textures",
-        "volatile",
     )
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(self, name, value)
+
+
+class FragmentSnapshot:
+    """The fragment side of a draw at its call (never changed once made): a
+    :class:`FragmentBase` and the fragment stage's constant buffers, as
+    ``(resource or None, bytes)`` per slot."""
+
+    __slots__ = ("_epoch", "_scene", "_state", "base", "consts", "volatile")
+
+    def __init__(self, base: FragmentBase, consts: tuple) -> None:
+        self.base = base
+        self.consts = consts
         # constants read from a buffer resource: their bytes are copied into
         # the state when it is built, so a state built in one run of the
         # queue is not reused in a later one (the buffer may have changed)
-        self.volatile = any(res is not None for res, _ in self.consts)
+        self.volatile = any(res is not None for res, _ in consts)
         self._epoch = -1
         self._scene = -1  # the serial of the scene the state was built for
         self._state = None
+
+    @property
+    def sample_mask(self) -> int:
+        return self.base.sample_mask
+
+    @property
+    def stat_queries(self) -> tuple:
+        return self.base.stat_queries
 
 
 class Binner:
@@ -158,31 +179,25 @@ class Binner:
         if self._templates_scene != scene.seq:
             self._templates.clear()
             self._templates_scene = scene.seq
-        key = (
-            id(frag.fs),
-            id(frag.textures),
-            id(frag.blend),
-            id(frag.dsa),
-            frag.stencil_ref,
-            frag.blend_color,
-        )
-        got = self._templates.get(key)
-        # (the template holds the objects the key names: their ids stay theirs)
+        base = frag.base
+        got = self._templates.get(id(base))
+        # (the template's state holds the base: its id stays its own)
         if got is None:
-            got = self._templates[key] = self._build_state(frag, scene)
-            st = got
+            got = self._templates[id(base)] = (base, self._build_state(frag, scene))
+            st = got[1]
         else:
-            st = object.__new__(type(got))
-            st.__dict__.update(got.__dict__)
+            st = object.__new__(type(got[1]))
+            st.__dict__.update(got[1].__dict__)
             st.consts = _state_consts(frag)
-            st.counters = frag.counters
             st.stats = {}
         # (the serial, not the scene: a snapshot outlives its scenes)
         frag._state, frag._scene, frag._epoch = st, scene.seq, self.epoch
         return st
 
-    def _build_state(self, frag: FragmentSnapshot, scene: Any) -> Any:
+    def _build_state(self, snap: FragmentSnapshot, scene: Any) -> Any:
         from workers.fragment import FragmentState, passthrough_slots, texpass_info
+
+        frag = snap.base
 
         fs = frag.fs
         kern = fs.kernel
@@ -193,7 +208,7 @@ class Binner:
             color_outputs.append(kern.output_index("COLOR", 0 if all_cbufs else i))
         depth_out = kern.output_index("POSITION")
         stencil_out = kern.output_index("STENCIL")
-        consts = _state_consts(frag)
+        consts = _state_consts(snap)
         textures = frag.textures
         if textures is not None:
             scene.resources.update(textures.resources())

@@ -100,7 +100,7 @@ from ..pipe.state import (
 )
 from ..util.format import pack_rgba, try_describe
 from . import objects
-from .binner import Binner, FragmentSnapshot, counting_queries
+from .binner import Binner, FragmentBase, FragmentSnapshot, counting_queries
 from .objects import (
     BlendCSO,
     DepthStencilAlphaCSO,
@@ -665,13 +665,23 @@ class NumpipeContext:
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
         self._snap: dict[str, Any] = dict.fromkeys(
-            ("program", "vbufs", "vconsts", "gconsts", "frag", "ftex", "viewport", "region")
+            (
+                "program",
+                "vbufs",
+                "vconsts",
+                "gconsts",
+                "frag",
+                "fbase",
+                "ftex",
+                "viewport",
+                "region",
+            )
         )
         self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
         self._programs: dict[tuple, VertexProgram] = {}  # interned
-        self._frags: dict[tuple, FragmentSnapshot] = {}  # interned
+        self._frags: dict[tuple, FragmentBase] = {}  # interned
         self._counting: tuple = ()  # active queries counting primitives
         self.stats = {
             "draws": 0,
@@ -711,7 +721,7 @@ class NumpipeContext:
 
     def _apply_blend(self, cso: BlendCSO) -> None:
         self._blend = cso
-        self._snap["frag"] = None
+        self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_blend_state(self, cso: BlendCSO) -> None:
         if not isinstance(cso, BlendCSO):
@@ -728,7 +738,7 @@ class NumpipeContext:
 
     def _apply_dsa(self, cso: DepthStencilAlphaCSO) -> None:
         self._dsa = cso
-        self._snap["frag"] = None
+        self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO) -> None:
         if not isinstance(cso, DepthStencilAlphaCSO):
@@ -763,7 +773,7 @@ class NumpipeContext:
         while len(slots) < start + len(samplers):
             slots.append(None)
         slots[start : start + len(samplers)] = samplers
-        self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "frag")))
+        self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "fbase", "frag")))
 
     def destroy_sampler_state(self, cso: SamplerCSO) -> None:
         if not isinstance(cso, SamplerCSO):
@@ -777,7 +787,10 @@ class NumpipeContext:
     def _bind_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
         self._check_alive()
         self._shaders[stage] = check_shader_cso(stage, cso)
-        self._invalidate("program", "frag" if stage == ShaderType.FRAGMENT else "gconsts")
+        if stage == ShaderType.FRAGMENT:
+            self._invalidate("program", "fbase", "frag")
+        else:
+            self._invalidate("program", "gconsts")
 
     def _destroy_shader(self, stage: ShaderType, cso: ShaderCSO) -> None:
         if not isinstance(cso, ShaderCSO) or cso.stage != stage:
@@ -978,7 +991,7 @@ class NumpipeContext:
         while len(slots) < start + len(views):
             slots.append(None)
         slots[start : start + len(views)] = views
-        self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "frag")))
+        self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "fbase", "frag")))
 
     def create_stream_output_target(self, resource: Resource, offset: int, size: int) -> Any:
         raise UnsupportedError("stream output is not implemented by numpipe yet")
@@ -998,7 +1011,7 @@ class NumpipeContext:
 
     def _apply_blend_color(self, color: tuple[float, float, float, float]) -> None:
         self._blend_color = color
-        self._snap["frag"] = None
+        self._snap["fbase"] = self._snap["frag"] = None
 
     def set_stencil_ref(self, ref: StencilRef) -> None:
         self._check_alive()
@@ -1006,7 +1019,7 @@ class NumpipeContext:
 
     def _apply_stencil_ref(self, ref: tuple[int, int]) -> None:
         self._stencil_ref = ref
-        self._snap["frag"] = None
+        self._snap["fbase"] = self._snap["frag"] = None
 
     def set_sample_mask(self, mask: int) -> None:
         self._check_alive()
@@ -1014,7 +1027,7 @@ class NumpipeContext:
 
     def _apply_sample_mask(self, mask: int) -> None:
         self._sample_mask = mask
-        self._snap["frag"] = None
+        self._snap["fbase"] = self._snap["frag"] = None
 
     def set_min_samples(self, min_samples: int) -> None:
         self._check_alive()
@@ -1105,7 +1118,7 @@ class NumpipeContext:
         if _fb_key(new) != _fb_key(self._fb) and (self._scene is not None or self._draws.queue):
             self._submit_scene()
         self._fb = new
-        self._invalidate("region", "frag")
+        self._invalidate("region", "fbase", "frag")
 
     def set_vertex_buffers(self, start_slot: int, buffers: Sequence[VertexBuffer | None]) -> None:
         self._check_alive()
@@ -1580,7 +1593,12 @@ class NumpipeContext:
         return region
 
     def _part_frag(self, resources: list, deps: list) -> FragmentSnapshot:
-        fs = self._shaders[ShaderType.FRAGMENT]
+        """The fragment side of a draw: the constant buffers of the fragment
+        stage on the rest (``fbase``), made apart so that a constant set per
+        draw makes only this small object."""
+        base = self._snap["fbase"]
+        if base is None:
+            base = self._make_part("fbase")
         slots = self._constbufs.get(ShaderType.FRAGMENT, {})
         consts: list[tuple[Any, Any]] = []
         if slots:
@@ -1593,6 +1611,12 @@ class NumpipeContext:
                     deps.append((res, res.storage))
                 else:
                     consts[idx] = (None, data)
+        return FragmentSnapshot(base, tuple(consts))
+
+    def _part_fbase(self, resources: list, deps: list) -> FragmentBase:
+        """Everything of a draw's fragment side but the constants (interned:
+        a frame switching between a few states has a few of these)."""
+        fs = self._shaders[ShaderType.FRAGMENT]
         ftex = self._snap["ftex"]
         if ftex is None:
             ftex = self._make_part("ftex")
@@ -1601,9 +1625,8 @@ class NumpipeContext:
         stat_queries = tuple(
             q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
         )
-        key = (  # (by identity: the snapshot keeps the objects alive)
+        key = (  # (by identity: the base keeps the objects alive)
             id(fs),
-            tuple((id(r), id(c)) for r, c in consts),
             tkey,
             id(self._blend),
             id(self._dsa),
@@ -1613,18 +1636,16 @@ class NumpipeContext:
             tuple(id(c) for c in counters),
             tuple(id(q) for q in stat_queries),
         )
-        frag = self._frags.get(key)
-        if frag is None:
+        base = self._frags.get(key)
+        if base is None:
             if len(self._frags) >= 256:
                 self._frags.clear()
             known = self._fs_inputs.get(id(fs))
             if known is None or known[0] is not fs:
                 known = self._fs_inputs[id(fs)] = (fs, link_outputs({}, fs.kernel, False)[0])
-            fs_inputs = known[1]
-            frag = self._frags[key] = FragmentSnapshot(
+            base = self._frags[key] = FragmentBase(
                 fs=fs,
-                fs_inputs=fs_inputs,
-                consts=tuple(consts),
+                fs_inputs=known[1],
                 textures=textures,
                 blend=self._blend,
                 dsa=self._dsa,
@@ -1634,7 +1655,7 @@ class NumpipeContext:
                 counters=counters,
                 stat_queries=stat_queries,
             )
-        return frag
+        return base
 
     def _part_ftex(self, resources: list, deps: list) -> tuple:
         """The fragment stage's texture bindings and their key (see _stage_textures)."""
@@ -1980,7 +2001,7 @@ class NumpipeContext:
 
     def _queries_changed(self) -> None:
         self._counting = counting_queries(self._active_queries)
-        self._snap["frag"] = None  # (occlusion counters, statistics queries)
+        self._snap["fbase"] = self._snap["frag"] = None  # (counters, statistics queries)
 
     def end_query(self, query: Query) -> bool:
         self._check_alive()

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from gallium.numpipe import objects
+from gallium.numpipe.blit import check_blit_info, mipmap_blits
 from gallium.numpipe.compute import (
     check_compute_cso,
     check_grid_info,
@@ -732,7 +733,10 @@ class ThreadedContext:
         )
 
     def blit(self, info):
-        self._record(self.pipe.blit, (copy.deepcopy(info),))
+        b = check_blit_info(info, self.screen)  # a private, checked copy
+        self._use(b.src)
+        self._use(b.dst)
+        self._record(self.pipe._blit, (b,))
 
     def launch_grid(self, info):
         grid = check_grid_info(info)
@@ -761,11 +765,15 @@ class ThreadedContext:
         self._record(self.pipe.emit_string_marker, (string,))
 
     def generate_mipmap(self, resource, format, base_level, last_level, first_layer, last_layer):
-        with self._lock:
-            self._sync_locked("generate_mipmap")
-            return self.pipe.generate_mipmap(
-                resource, format, base_level, last_level, first_layer, last_layer
-            )
+        # the answer needs only the format (as Mesa's tc_generate_mipmap): no sync
+        blits = mipmap_blits(
+            resource, format, base_level, last_level, first_layer, last_layer, self.screen
+        )
+        if blits is None:
+            return False
+        self._use(resource)
+        self._record(self.pipe._generate_mipmap, (blits,))
+        return True
 
     # ------------------------------------------------------------------ flush and fences
 

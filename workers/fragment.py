@@ -26,7 +26,7 @@ import numpy as np
 
 from gallium.pipe.enums import BlendFactor, BlendFunc, CompareFunc, StencilOp
 from gallium.pipe.state import DepthStencilAlphaState, RtBlendState
-from gallium.util.format import depth_to_word, pack_rgba, unpack_rgba, word_to_depth
+from gallium.util.format import depth_to_word, pack_rgba, store_rgba, unpack_rgba, word_to_depth
 
 F32 = np.float32
 U8MAX = np.uint16(255)
@@ -2024,22 +2024,20 @@ def _write_float32(target, idx, dense, alive, color, rt, state, src1, colormask)
 
 
 def _write_generic(target, idx, dense, alive, color, rt, state, src1, colormask) -> None:
+    """Any other colour format: llvmpipe's store conversion (store_rgba), the
+    masked channels' bits kept; blending in float."""
     desc = target.desc
     raw = target.raw[idx]
-    dst_rgba = unpack_rgba(desc, raw)  # (..., 4)
     if desc.is_integer:
         dt = np.int32 if desc.is_signed_integer else np.uint32
         src = np.moveaxis(np.asarray(color, F32).view(dt), 0, -1)
     else:
         src4 = np.asarray(color, F32)
         if rt.blend_enable:
+            dst_rgba = unpack_rgba(desc, raw)  # (..., 4)
             src4 = blend_float(rt, src4, np.moveaxis(dst_rgba, -1, 0), state.blend_color, src1)
         src = np.moveaxis(src4, 0, -1)
-    merged = dst_rgba.copy()
-    for ch in range(4):
-        if colormask >> ch & 1:
-            merged[..., ch] = src[..., ch]
-    packed = pack_rgba(desc, merged)
+    packed = store_rgba(desc, src, raw, colormask)
     if dense:
         if alive is None:
             target.raw[idx] = packed

@@ -2106,10 +2106,71 @@ class NumpipeContext:
         first_layer: int,
         last_layer: int,
     ) -> bool:
-        return False
+        """Fill levels base_level+1..last_level from the level above each, as
+        llvmpipe does (util_gen_mipmap: a LINEAR blit per level); False when
+        the format cannot be filtered and written (integer, stencil-only)."""
+        from .blit import mipmap_blits
+
+        self._check_alive()
+        blits = mipmap_blits(
+            resource, format, base_level, last_level, first_layer, last_layer, self.screen
+        )
+        if blits is None:
+            return False
+        self._generate_mipmap(blits)
+        return True
+
+    def _generate_mipmap(self, blits: list) -> None:
+        """Run generate_mipmap's validated blits (the threaded context records this)."""
+        for b in blits:
+            self._blit(b)
 
     def blit(self, info: Any) -> None:
-        raise UnsupportedError("blit is not implemented by numpipe yet (use resource_copy_region)")
+        """Blit a box of one texture into a box of another (context.rst "Blitting"),
+        as llvmpipe does it: see gallium/numpipe/blit.py."""
+        from .blit import check_blit_info
+
+        self._check_alive()
+        self._blit(check_blit_info(info, self.screen))
+
+    def _blit(self, b: Any) -> None:
+        """Run a validated blit (blit.check_blit_info) in order with the work
+        recorded before it; the threaded context records this call."""
+        from .blit import BlitJob, CopyJob, plan_blit
+
+        if b.kind == "none":
+            return
+        if b.render_condition and not self._render_condition_passes():
+            return
+        if b.kind == "copy":
+            job: Any = CopyJob(b)
+        else:
+            plan = plan_blit(b)
+            if plan is None:
+                return
+            job = BlitJob(plan)
+        self._submit_job(job, b.resources)
+
+    def _submit_job(self, job: Any, resources: Sequence[Resource]) -> None:
+        """Queue a worker-pool job that reads and writes ``resources`` after
+        everything recorded before it (blit.py, "Ordering")."""
+        if any(r in self._queued for r in resources):
+            self._run_draws()  # queued draws use them: their primitives go to the scene first
+        scene = self._scene
+        if scene is not None and any(r in scene.resources for r in resources):
+            self._submit_scene()
+        deps = [self._last_fence]
+        for r in resources:
+            deps += r.pending_fences()
+        after = deps[0] if len(deps) == 1 else Fence.all_of(deps)
+        seq = self._scene_seq
+        job.seq = seq
+        job.on_complete.append(self._scene_done)
+        for r in resources:
+            r.add_pending(job.fence)
+        job.fence.set_error_source(lambda s=seq: self._take_error(upto=s))
+        self._last_fence = job.fence
+        self.screen.pool.submit(job, after=after)
 
     def emit_string_marker(self, string: str) -> None:
         pass

@@ -316,15 +316,39 @@ def _unorm_to_float(raw: np.ndarray, bits: int) -> np.ndarray:
     return (m.view(F32) - _ONE) * scale
 
 
+# lp_build_srgb_to_linear's polynomial (float literals, as the C computes them)
+_SRGB_POLY = (
+    F32(0.0023),
+    F32(F32(0.0030) / F32(255.0)),
+    F32(F32(0.6935) / F32(F32(255.0) * F32(255.0))),
+    F32(F32(0.3012) / F32(F32(F32(255.0) * F32(255.0)) * F32(255.0))),
+)
+_SRGB_LIN = F32(F32(1.0) / F32(F32(12.6) * F32(255.0)))
+
+
+def _srgb_to_linear(raw: np.ndarray, bits: int) -> np.ndarray:
+    """llvmpipe's sRGB decode (lp_build_srgb_to_linear): ``x / (12.6 * 255)``
+    up to 15, above it ``0.3012 x^3 + 0.6935 x^2 + 0.0030 x + 0.0023`` (x in
+    0..255, coefficients pre-scaled), evaluated as lp_build_polynomial does,
+    even and odd terms by fused multiply-adds."""
+    x = raw.astype(F32, copy=False)
+    if bits != 8:
+        x = (x * F32(255.0 / ((1 << bits) - 1))).astype(F32, copy=False)
+    c0, c1, c2, c3 = _SRGB_POLY
+    x2 = (x * x).astype(F32, copy=False)
+    odd = _fma(x2, c3, c1)
+    even = _fma(x2, c2, c0)
+    poly = _fma(odd, x, even)
+    lin = (x * _SRGB_LIN).astype(F32, copy=False)
+    return np.where(x <= F32(15.0), lin, poly).astype(F32, copy=False)
+
+
 def _channel_float(c: Any, raw: np.ndarray) -> np.ndarray:
     t = c.type
     if t == "UNORM":
         return _unorm_to_float(raw, c.bits)
     if t == "SRGB":
-        x = _unorm_to_float(raw, c.bits)
-        lo = x * F32(1.0 / 12.92)
-        hi = np.power((x + F32(0.055)) * F32(1.0 / 1.055), F32(2.4)).astype(F32, copy=False)
-        return np.where(x <= F32(0.04045), lo, hi).astype(F32, copy=False)
+        return _srgb_to_linear(raw, c.bits)
     if t == "SNORM":
         v = raw.astype(F32, copy=False) * F32(1.0 / ((1 << (c.bits - 1)) - 1))
         return np.maximum(v, F32(-1.0))

@@ -431,8 +431,11 @@ def make_depth_target(resource: Any, level: int, layer: int, storage: np.ndarray
     return DepthTarget(layout, words, None, resource)
 
 
-def make_color_target(resource: Any, level: int, layer: int, storage: np.ndarray) -> ColorTarget:
-    desc: FormatDesc = resource.desc
+def make_color_target(
+    resource: Any, level: int, layer: int, storage: np.ndarray, desc: FormatDesc | None = None
+) -> ColorTarget:
+    """The target for one layer of a level, in ``desc``'s format (default: the resource's)."""
+    desc = resource.desc if desc is None else desc
     raw = resource.level_view(level, layer, 1, storage=storage)[0]
     names = [c.name for c in desc.channels]
     if (

@@ -381,6 +381,53 @@ class ConstantBuffer:
     user_buffer: Any = None
 
 
+@dataclass(slots=True)
+class BlitImage:
+    """One side of a blit (``pipe_blit_info``'s ``dst`` / ``src``).
+
+    ``box`` is in texels of ``level``; its ``z``/``depth`` are layers (array,
+    cube faces) or slices (3D).  Only the source box may have negative sizes
+    (a flip).  ``format`` is how the texels are read or written (it may
+    differ from the resource's format, as in Mesa); PIPE_FORMAT_NONE means
+    the resource's own format.
+    """
+
+    resource: Any = None
+    level: int = 0
+    box: Box = field(default_factory=Box)
+    format: Format = Format.NONE
+
+
+@dataclass(slots=True)
+class BlitInfo:
+    """``pipe_blit_info`` (Mesa 18): copy ``src.box`` to ``dst.box`` with
+    scaling, flipping, format conversion and multisample resolve.
+
+    Defaults, as DESIGN.md pins the call: every colour channel
+    (``mask=Mask.RGBA``), ``filter=TexFilter.LINEAR`` (used only when the
+    boxes differ in size), no scissor, no render condition, no blending.
+    ``scissor`` is a ``ScissorState`` used when ``scissor_enable``.  The
+    window rectangles (``window_rectangles``, up to
+    PIPE_MAX_WINDOW_RECTANGLES, inclusive or not) clip the destination as
+    ``set_window_rectangles`` clips draws; none means no clipping.
+    """
+
+    dst: BlitImage = field(default_factory=BlitImage)
+    src: BlitImage = field(default_factory=BlitImage)
+    mask: Mask | int = Mask.RGBA
+    filter: TexFilter = TexFilter.LINEAR
+    scissor_enable: bool = False
+    scissor: Any = None
+    render_condition_enable: bool = False
+    alpha_blend: bool = False
+    window_rectangle_include: bool = False
+    window_rectangles: list[Any] = field(default_factory=list)
+
+    @property
+    def num_window_rectangles(self) -> int:
+        return len(self.window_rectangles)
+
+
 # --------------------------------------------------------------------------
 # Non-CSO state
 # --------------------------------------------------------------------------
@@ -534,6 +581,8 @@ __all__ = [
     "AlphaState",
     "BlendColor",
     "BlendState",
+    "BlitImage",
+    "BlitInfo",
     "Box",
     "ClipState",
     "ComputeState",

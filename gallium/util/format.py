@@ -125,6 +125,8 @@ def describe(fmt: Format | int) -> FormatDesc:
     shift = 0
     chans: list[Channel] = []
     for c, bits, t in channels:
+        if t == "SRGB" and c == "A":
+            t = "UNORM"  # sRGB encodes colour only: alpha is linear (u_format's srgb)
         chans.append(Channel(c, bits, t, shift))
         shift += bits
     names = [c.name for c in chans]
@@ -368,6 +370,97 @@ def _assemble(desc: FormatDesc, raws: list[np.ndarray], shape: tuple[int, ...]) 
         out[..., 4] = np.asarray(raws[1]).astype(np.uint8)
         return out
     raise UnknownFormat(f"{desc.name}: unsupported layout")
+
+
+# ----------------------------------------------------------------------------
+# Render-target stores (llvmpipe's fragment output conversions)
+# ----------------------------------------------------------------------------
+
+
+def float_to_half_rtz(x: np.ndarray) -> np.ndarray:
+    """float32 -> float16 rounding toward zero, Inf and NaN kept
+    (lp_build_float_to_half: vcvtps2ph with rounding mode 3)."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = x.astype(np.float16)
+        over = np.abs(h.astype(np.float32)) > np.abs(x)  # rounded away from zero
+        h = np.where(over & np.isfinite(x), np.nextafter(h, np.float16(0)), h)
+    return h.astype(np.float16)
+
+
+def _linear_to_srgb8(x: np.ndarray, bits: int) -> np.ndarray:
+    """The sRGB encode of a colour channel to ``bits`` bits.  llvmpipe
+    approximates the power with fast reciprocal square roots
+    (lp_build_linear_to_srgb, within 0.17 of the exact value before
+    rounding); this is the exact curve, so results agree within 1."""
+    c = np.fmin(np.fmax(np.asarray(x, np.float64), 0.0), 1.0)  # NaN -> 0
+    enc = np.where(c <= 0.0031308, c * 12.92, 1.055 * np.power(c, 1 / 2.4) - 0.055)
+    return np.rint(enc * ((1 << bits) - 1)).astype(np.int64)
+
+
+def _scale_bits(v: np.ndarray, src_bits: int, dst_bits: int) -> np.ndarray:
+    """llvmpipe's scale_bits (lp_state_fs.c) from a ``src_bits`` UNORM value
+    to ``dst_bits``: a shift when few bits go, otherwise a multiply with
+    rounding; 4-bit results through float."""
+    if dst_bits >= src_bits:
+        return v
+    delta = src_bits - dst_bits
+    if delta <= dst_bits:
+        if dst_bits == 4:
+            f = v.astype(np.float32) * np.float32(1.0 / ((1 << src_bits) - 1))
+            return float_to_unorm(f, 4).astype(np.int64)
+        return v >> delta
+    return ((v >> dst_bits) * ((1 << dst_bits) - 1) + (1 << (delta - 1))) >> delta
+
+
+def store_rgba(
+    desc: FormatDesc, rgba: np.ndarray, old: np.ndarray | None = None, colormask: int = 0xF
+) -> np.ndarray:
+    """RGBA ``(..., 4)`` fragment colours (float32, or int32/uint32 values for
+    integer formats) -> raw ``(..., block_bytes)`` pixels as llvmpipe's
+    colour store writes them (generate_unswizzled_blend and
+    convert_from_blend_type): UNORM/SNORM ``rint(clamp(x) * max)``, half
+    floats rounded toward zero, packed UNORM formats through an 8- or 16-bit
+    UNORM value scaled down by :func:`_scale_bits`, integers clamped to the
+    channel, sRGB encoded (colour channels).  Channels not in ``colormask``
+    keep their bits from ``old`` (the pixels before the store)."""
+    rgba = np.asarray(rgba)
+    shape = rgba.shape[:-1]
+    comp_of: dict[int, int] = {}
+    for comp, src in enumerate(desc.swizzle):
+        if src >= 0 and src not in comp_of:
+            comp_of[src] = comp
+    old_raws = channel_values(desc, old) if old is not None else None
+    packed = desc.layout == "packed"
+    norm_bits = max(c.bits for c in desc.channels)
+    blend_bits = 8 if norm_bits <= 8 else (16 if norm_bits <= 16 else 32)
+    raws: list[np.ndarray] = []
+    for i, c in enumerate(desc.channels):
+        comp = comp_of.get(i)
+        if c.type == "VOID" or comp is None or not colormask >> comp & 1:
+            if old_raws is not None and c.type != "VOID":
+                raws.append(np.asarray(old_raws[i]))
+            else:
+                raws.append(np.zeros(shape, np.int64))
+            continue
+        v = rgba[..., comp]
+        if c.type == "SRGB":
+            raws.append(_linear_to_srgb8(v, c.bits))
+        elif c.type == "UNORM" and packed:
+            raws.append(
+                _scale_bits(float_to_unorm(v, blend_bits).astype(np.int64), blend_bits, c.bits)
+            )
+        elif c.type == "FLOAT" and c.bits == 16:
+            raws.append(float_to_half_rtz(v))
+        elif c.type == "UINT":
+            hi = (1 << c.bits) - 1
+            raws.append(np.minimum(np.asarray(v).astype(np.uint32), np.uint32(hi)).astype(np.int64))
+        elif c.type == "SINT":
+            lo, hi = -(1 << (c.bits - 1)), (1 << (c.bits - 1)) - 1
+            raws.append(np.clip(np.asarray(v).astype(np.int32).astype(np.int64), lo, hi))
+        else:
+            raws.append(_value_to_channel(c, v))
+    return _assemble(desc, raws, shape)
 
 
 # ----------------------------------------------------------------------------

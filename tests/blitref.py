@@ -109,3 +109,18 @@ def run_mipmap(screen, ctx, case) -> dict[str, np.ndarray]:
     ok = ctx.generate_mipmap(res, res.format, 0, img.levels - 1, 0, last_layer)
     assert ok is True
     return {f"{case.name}/{lv}": read(ctx, res, img, lv) for lv in range(img.levels)}
+
+
+def texel_bytes(img: Image, texel: np.ndarray) -> np.ndarray:
+    """A case's texel (GL layout) as the pipe format's bytes."""
+    t = np.ascontiguousarray(texel)
+    if img.fmt == "depth24s8":
+        t = (t >> np.uint32(8)) | ((t & np.uint32(0xFF)) << np.uint32(24))
+    return t.view(np.uint8)
+
+
+def run_clear(screen, ctx, case) -> np.ndarray:
+    """The level after clear_texture of the case's box."""
+    res = create(screen, ctx, case.image)
+    ctx.clear_texture(res, case.level, pipe.Box(*case.box), texel_bytes(case.image, case.texel))
+    return read(ctx, res, case.image, case.level)

@@ -1,11 +1,12 @@
-"""Blits and mipmaps against Mesa's llvmpipe (glBlitFramebuffer, glGenerateMipmap).
+"""Blits, mipmaps and texture clears against Mesa's llvmpipe (glBlitFramebuffer,
+glGenerateMipmap, glClearTexSubImage).
 
 The cases live in tests/reference/blit_cases.py; tools/make_blit_reference.py
 ran them on llvmpipe and stored the destination textures under
 tests/reference/blit/.  Here numpipe makes the same textures, issues the
 ``pipe_blit_info`` Mesa's state tracker derives from each GL call (unclipped
-boxes, the clipped destination as the scissor) or ``generate_mipmap``, and
-compares the bytes: identical everywhere except sRGB encodes (llvmpipe
+boxes, the clipped destination as the scissor), ``generate_mipmap`` or
+``clear_texture``, and compares the bytes: identical everywhere except sRGB encodes (llvmpipe
 approximates the power curve with reciprocal square roots: within 1).
 """
 
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from blit_cases import FAMILIES, load, mipmap_cases  # type: ignore[import-not-found]
-from blitref import run_blit, run_mipmap
+from blit_cases import FAMILIES, clear_cases, load, mipmap_cases  # type: ignore[import-not-found]
+from blitref import run_blit, run_clear, run_mipmap
 from conftest import get_screen
 
 CASES = [(family, case) for family, make in FAMILIES.items() for case in make()]
 MIPMAPS = mipmap_cases()
+CLEARS = clear_cases()
 
 
 def _tolerance(case) -> int:
@@ -28,7 +30,7 @@ def _tolerance(case) -> int:
 
 @pytest.fixture(scope="module")
 def refs():
-    return {family: load(family) for family in [*FAMILIES, "mipmap"]}
+    return {family: load(family) for family in [*FAMILIES, "mipmap", "clear_texture"]}
 
 
 @pytest.mark.parametrize("family,case", CASES, ids=[f"{f}-{c.name}" for f, c in CASES])
@@ -58,6 +60,20 @@ def test_generate_mipmap_matches_llvmpipe(refs, case):
         ref = refs["mipmap"][key]
         assert out.shape == ref.shape
         assert np.array_equal(out, ref), key
+
+
+@pytest.mark.parametrize("case", CLEARS, ids=[c.name for c in CLEARS])
+def test_clear_texture_matches_llvmpipe(refs, case):
+    screen = get_screen(2)
+    ctx = screen.context_create(threaded=True)
+    try:
+        out = run_clear(screen, ctx, case)
+    finally:
+        ctx.destroy()
+    ref = refs["clear_texture"][case.name]
+    assert out.shape == ref.shape
+    assert np.array_equal(out, ref)
+    assert not np.array_equal(out, case.image.level_data(case.level))
 
 
 def test_references_are_not_trivial(refs):

@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from gallium.numpipe import objects
-from gallium.numpipe.blit import check_blit_info, mipmap_blits
+from gallium.numpipe.blit import check_blit_info, check_clear_texture, mipmap_blits
 from gallium.numpipe.compute import (
     check_compute_cso,
     check_grid_info,
@@ -737,6 +737,11 @@ class ThreadedContext:
         self._use(b.src)
         self._use(b.dst)
         self._record(self.pipe._blit, (b,))
+
+    def clear_texture(self, resource, level, box, data):
+        clear = check_clear_texture(resource, level, box, data)  # copies the texel
+        self._use(resource)
+        self._record(self.pipe._clear_texture, (clear,))
 
     def launch_grid(self, info):
         grid = check_grid_info(info)

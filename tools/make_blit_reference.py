@@ -5,10 +5,11 @@ Usage (needs Mesa's EGL/llvmpipe and moderngl; see ../shared/REFERENCE.md)::
     python tools/make_blit_reference.py [family ...]
 
 For every family of ``tests/reference/blit_cases.py`` (``blit_color``,
-``blit_depth``, ``blit_layers``, ``mipmap``) this writes
+``blit_depth``, ``blit_layers``, ``mipmap``, ``clear_texture``) this writes
 ``tests/reference/blit/<family>.npz``: for each case, the destination
 texture's level (every layer) after ``glBlitFramebuffer``, or every level of
-the texture after ``glGenerateMipmap`` (``<case>/<level>``), as the GL
+the texture after ``glGenerateMipmap`` (``<case>/<level>``), or the level
+after ``glClearTexSubImage``, as the GL
 texture's bytes read back with ``glGetTexImage`` in the upload's own format
 and type, and ``<family>.json`` with the renderer string.
 
@@ -115,6 +116,9 @@ class _GL:
         self.ReadBuffer = self._fn("glReadBuffer", None, u)
         self.BlitFramebuffer = self._fn("glBlitFramebuffer", None, i, i, i, i, i, i, i, i, u, u)
         self.GenerateMipmap = self._fn("glGenerateMipmap", None, u)
+        self.ClearTexSubImage = self._fn(
+            "glClearTexSubImage", None, u, i, i, i, i, i, i, i, u, u, p
+        )
         self.Finish = self._fn("glFinish", None)
         self.Enable = self._fn("glEnable", None, u)
         self.Disable = self._fn("glDisable", None, u)
@@ -250,10 +254,26 @@ def _run_mipmap(gl: _GL, case) -> dict:  # type: ignore[no-untyped-def]
     return out
 
 
+def _run_clear(gl: _GL, case):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    img = case.image
+    tex = _texture(gl, img)
+    _, fmt, typ = FORMATS[img.fmt]
+    texel = np.ascontiguousarray(case.texel)
+    gl.ClearTexSubImage(tex, case.level, *case.box, fmt, typ, texel.ctypes.data)
+    gl.check(f"glClearTexSubImage of {case.name}")
+    gl.Finish()
+    out = _read(gl, tex, img, case.level)
+    names = (ctypes.c_uint * 1)(tex)
+    gl.DeleteTextures(1, names)
+    return out
+
+
 def render(family: str) -> None:
     import moderngl
     import numpy as np
-    from blit_cases import DATA, FAMILIES, mipmap_cases  # type: ignore[import-not-found]
+    from blit_cases import DATA, FAMILIES, clear_cases, mipmap_cases  # type: ignore[import-not-found]
 
     ctx = moderngl.create_context(standalone=True, backend="egl")
     gl = _GL()
@@ -261,6 +281,9 @@ def render(family: str) -> None:
     if family == "mipmap":
         for case in mipmap_cases():
             results.update(_run_mipmap(gl, case))
+    elif family == "clear_texture":
+        for case in clear_cases():
+            results[case.name] = _run_clear(gl, case)
     else:
         for case in FAMILIES[family]():
             results[case.name] = _run_blit(gl, case)
@@ -282,7 +305,7 @@ def main(argv: list[str]) -> int:
         return 0
     from blit_cases import FAMILIES  # type: ignore[import-not-found]
 
-    families = argv or [*FAMILIES, "mipmap"]
+    families = argv or [*FAMILIES, "mipmap", "clear_texture"]
     env = dict(os.environ, LP_PERF="no_rast_linear", LP_NUM_THREADS="2")
     for family in families:
         subprocess.run([sys.executable, __file__, "--one", family], check=True, env=env)

@@ -51,7 +51,11 @@ def execute_band(scene: Scene, band: int) -> None:
                     else:
                         resident.drop(target)
                         fill_rows(target.raw[y0:y1], packed)
-                zs_word = _clear_depth_stencil(scene, cmd, y0, y1, zs_word)
+                zs_word = _clear_depth_stencil(scene.zsbuf, cmd, y0, y1, zs_word)
+                for target, packed in cmd.extra_colors:  # other layers
+                    fill_rows(target.raw[y0:y1], packed)
+                for zs in cmd.extra_zs:
+                    _clear_depth_stencil(zs, cmd, y0, y1)
             elif isinstance(cmd, MarkerCmd):
                 resident.release_all()  # every command before it has landed
                 cmd.run(band)

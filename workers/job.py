@@ -48,6 +48,11 @@ class SceneJob:
                     arrays.append(scene.zsbuf.words)
                     if scene.zsbuf.stencil is not None:
                         arrays.append(scene.zsbuf.stencil)
+                from gallium.numpipe.scene import ClearCmd
+
+                for cmd in scene.commands:
+                    if isinstance(cmd, ClearCmd):
+                        arrays += cmd.arrays()
                 ok = all(shared.locate(a) is not None for a in arrays)
             self._proc_ok = ok
         return ok

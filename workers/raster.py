@@ -129,16 +129,15 @@ class _RowBuffers:
 
 
 def _clear_depth_stencil(
-    scene: Scene, cmd: ClearCmd, y0: int, y1: int, known: int | None = None
+    zs: Any, cmd: ClearCmd, y0: int, y1: int, known: int | None = None
 ) -> int | None:
-    """The depth/stencil part of a clear over the band's rows (its colour
-    part is deferred: ResidentColour.defer_clear).
+    """The depth/stencil part of a clear of ``zs`` over the band's rows (its
+    colour part is deferred: ResidentColour.defer_clear).
 
     Returns the one word every pixel of the rows holds afterwards when the
     clear sets every bit of a packed integer word (see _RunDepth), else
     None; ``known`` (the rows' word before) when it clears neither depth
     nor stencil."""
-    zs = scene.zsbuf
     if zs is None or (cmd.depth_word is None and cmd.stencil is None):
         return known
     layout = zs.layout

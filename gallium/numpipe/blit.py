@@ -1001,3 +1001,121 @@ def mipmap_blits(
             )
         )  # fmt: skip
     return blits
+
+
+# ----------------------------------------------------------------------------
+# clear_texture: util_clear_texture's texel, filled like a blit's job
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextureClear:
+    """A validated clear_texture: the box and the texel bytes to fill it with."""
+
+    resource: Resource
+    level: int
+    box: Box
+    texel: np.ndarray  # (block_bytes,) uint8
+
+    @property
+    def resources(self) -> tuple[Resource]:
+        return (self.resource,)
+
+
+def _z_of(desc: FormatDesc, raw: np.ndarray) -> float:
+    """util_format_unpack_z_float of one texel."""
+    layout = depth_layout(desc.format)
+    if layout.split or layout.z_float:
+        return float(raw[:4].view(np.float32)[0])
+    word = int.from_bytes(raw.tobytes(), "little")
+    z = (word >> layout.z_shift) & ((1 << layout.z_bits) - 1)
+    if layout.z_bits == 16:
+        return float(F32(F32(z) * F32(1.0 / 0xFFFF)))  # z16_unorm_to_z32_float
+    return float(F32(z * (1.0 / 0xFFFFFF)))  # z24_unorm_to_z32_float (a double scale)
+
+
+def _pack_z(desc: FormatDesc, z: float) -> int:
+    """util_pack_z (z a double): lrint(z * max), 0 at or below 0, max at or above 1."""
+    layout = depth_layout(desc.format)
+    if layout.z_float:
+        return int(np.float32(z).view(np.uint32))
+    top = (1 << layout.z_bits) - 1
+    v = 0 if z <= 0.0 else top if z >= 1.0 else int(np.rint(z * top))
+    return v << layout.z_shift
+
+
+def clear_texel(desc: FormatDesc, raw: np.ndarray) -> np.ndarray:
+    """The texel util_clear_texture writes for ``raw`` (the caller's texel):
+    colours unpacked to RGBA and packed again (padding bits cleared, SNORM
+    -128 becomes -127), depth and stencil unpacked and packed with
+    util_pack_z_stencil's rounding."""
+    if not (desc.is_depth or desc.is_stencil):
+        from ..util.format import pack_rgba, unpack_rgba
+
+        return pack_rgba(desc, unpack_rgba(desc, raw.reshape(1, -1)))[0]
+    layout = depth_layout(desc.format)
+    stencil = 0
+    if layout.s_bits:
+        if layout.split:
+            stencil = int(raw[4])
+        else:
+            word = int.from_bytes(raw.tobytes(), "little")
+            stencil = (word >> layout.s_shift) & 0xFF
+    if layout.split:
+        out = np.zeros(8, np.uint8)
+        out[:4] = np.array([_pack_z(desc, _z_of(desc, raw))], np.uint32).view(np.uint8)
+        out[4] = stencil
+        return out
+    word = _pack_z(desc, _z_of(desc, raw)) if layout.z_bits else 0
+    word |= stencil << layout.s_shift if layout.s_bits else 0
+    return np.frombuffer(word.to_bytes(desc.block_bytes, "little"), np.uint8).copy()
+
+
+def check_clear_texture(resource: Any, level: Any, box: Any, data: Any) -> TextureClear:
+    """Validate clear_texture's arguments (both contexts, at the call)."""
+    if not isinstance(resource, Resource):
+        raise bad_type("resource", "a Resource created by this screen", resource)
+    if resource.destroyed:
+        raise bad_value("resource", "has been destroyed")
+    if resource.is_buffer:
+        raise bad_value("resource", "must be a texture (clear_buffer clears buffers)")
+    level = check_int("level", level, 0, resource.last_level)
+    resource.check_box(level, box)
+    box = Box(*(int(v) for v in (box.x, box.y, box.z, box.width, box.height, box.depth)))
+    if data is None:
+        raise bad_value("data", "must be one texel of the resource's format, not None")
+    if isinstance(data, np.ndarray):
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    else:
+        try:
+            raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
+        except TypeError:
+            raise bad_type("data", "a bytes-like object or numpy array", data) from None
+    bb = resource.block_bytes
+    if raw.size != bb:
+        raise bad_value(
+            "data", f"must be one texel of {resource.format.name}: {bb} bytes", f"{raw.size} bytes"
+        )
+    return TextureClear(resource, level, box, clear_texel(resource.desc, raw.copy()))
+
+
+class ClearTextureJob(BlitJob):
+    """clear_texture on the worker pool (one unit: a fill of the box)."""
+
+    def __init__(self, clear: TextureClear, label: str = "clear_texture") -> None:
+        self.clear = clear
+        self.fence = Fence(label=label)
+        self.errors = []
+        self._lock = threading.Lock()
+        self.on_complete = []
+        self.storage = clear.resource.storage
+
+    def unit_count(self) -> int:
+        return 1
+
+    def run_unit(self, unit: int, worker: int) -> None:
+        c = self.clear
+        b = c.box
+        for sample in range(_samples(c.resource)):
+            view = c.resource.level_view(c.level, b.z, b.depth, storage=self.storage, sample=sample)
+            view[:, b.y : b.y + b.height, b.x : b.x + b.width] = c.texel

@@ -1227,8 +1227,39 @@ class NumpipeContext:
                     keep |= layout.z_mask
                 if sval is None and layout.s_bits:
                     keep |= layout.s_mask
-        scene.add_clear(ClearCmd(colors, depth_word, sval, keep))
+        cmd = ClearCmd(colors, depth_word, sval, keep)
+        self._clear_other_layers(cmd, bits, color)
+        scene.add_clear(cmd)
         self.stats["clears"] += 1
+
+    def _clear_other_layers(self, cmd: ClearCmd, bits: int, color: Any) -> None:
+        """A layered surface's layers after its first are cleared with it
+        (llvmpipe clears every layer of the framebuffer)."""
+        fb = self._fb
+        h, w = fb.height, fb.width
+        for i, s in enumerate(fb.cbufs):
+            if s is None or s.last_layer == s.first_layer or not bits & (_CLEAR_COLOR0 << i):
+                continue
+            from workers.fragment import pack_clear_color
+
+            for layer in range(s.first_layer + 1, s.last_layer + 1):
+                t = make_color_target(s.texture, s.level, layer, s.texture.storage, _desc(s))
+                t.raw, t.typed = t.raw[:h, :w], None if t.typed is None else t.typed[:h, :w]
+                if t.words is not None:
+                    t.words = t.words[:h, :w]
+                cmd.extra_colors.append((t, pack_clear_color(t, color)))
+        s = fb.zsbuf
+        if (
+            s is not None
+            and s.last_layer > s.first_layer
+            and bits & (_CLEAR_DEPTH | _CLEAR_STENCIL)
+        ):
+            for layer in range(s.first_layer + 1, s.last_layer + 1):
+                zs = make_depth_target(s.texture, s.level, layer, s.texture.storage)
+                zs.words = zs.words[:h, :w]
+                if zs.stencil is not None:
+                    zs.stencil = zs.stencil[:h, :w]
+                cmd.extra_zs.append(zs)
 
     def clear_render_target(
         self,
@@ -1273,30 +1304,10 @@ class NumpipeContext:
             return
         dstx, dsty, width, height = box.x, box.y, box.width, box.height
         self._sync_resource(dst.texture, write=True, reason="clear_depth_stencil")
-        target = make_depth_target(dst.texture, dst.level, dst.first_layer, dst.texture.storage)
-        layout = target.layout
         sl = (slice(dsty, dsty + height), slice(dstx, dstx + width))
-        from ..util.format import depth_to_word
-
-        if layout.split:
-            if clear_flags & Clear.DEPTH:
-                target.words[sl] = np.float32(depth)
-            if clear_flags & Clear.STENCIL and target.stencil is not None:
-                target.stencil[sl] = stencil & 0xFF
-            return
-        words = target.words[sl]
-        if layout.z_float:
-            if clear_flags & Clear.DEPTH:
-                words[...] = np.float32(depth)
-            return
-        value = words.astype(np.uint64)
-        if clear_flags & Clear.DEPTH and layout.z_bits:
-            z = int(depth_to_word(layout, np.float32(depth)))
-            value = (value & ~np.uint64(layout.z_mask)) | np.uint64(z)
-        if clear_flags & Clear.STENCIL and layout.s_bits:
-            s = (int(stencil) & ((1 << layout.s_bits) - 1)) << layout.s_shift
-            value = (value & ~np.uint64(layout.s_mask)) | np.uint64(s)
-        words[...] = value.astype(words.dtype)
+        for layer in range(dst.first_layer, dst.last_layer + 1):  # every layer of the surface
+            target = make_depth_target(dst.texture, dst.level, layer, dst.texture.storage)
+            _clear_zs_box(target, sl, clear_flags, depth, stencil)
 
     def clear_buffer(self, resource: Resource, offset: int, size: int, value: Any) -> None:
         self._check_alive()
@@ -2120,6 +2131,19 @@ class NumpipeContext:
         self._generate_mipmap(blits)
         return True
 
+    def clear_texture(self, resource: Resource, level: int, box: Box, data: Any) -> None:
+        """Fill ``box`` of a level with one texel in the resource's format
+        (util_clear_texture's conversions), in order with the work before it."""
+        from .blit import check_clear_texture
+
+        self._check_alive()
+        self._clear_texture(check_clear_texture(resource, level, box, data))
+
+    def _clear_texture(self, clear: Any) -> None:
+        from .blit import ClearTextureJob
+
+        self._submit_job(ClearTextureJob(clear), clear.resources)
+
     def _generate_mipmap(self, blits: list) -> None:
         """Run generate_mipmap's validated blits (the threaded context records this)."""
         for b in blits:
@@ -2193,6 +2217,38 @@ class _FenceMarker:
 
     def stamp(self) -> None:
         self.time_ns = self.clock()
+
+
+def _clear_zs_box(target: Any, sl: tuple, clear_flags: int, depth: float, stencil: int) -> None:
+    """clear_depth_stencil on one layer's rectangle ``sl``."""
+    from ..util.format import depth_to_word
+
+    layout = target.layout
+    if layout.split:
+        if clear_flags & Clear.DEPTH:
+            target.words[sl] = np.float32(depth)
+        if clear_flags & Clear.STENCIL and target.stencil is not None:
+            target.stencil[sl] = stencil & 0xFF
+        return
+    words = target.words[sl]
+    if layout.z_float:
+        if clear_flags & Clear.DEPTH:
+            words[...] = np.float32(depth)
+        return
+    value = words.astype(np.uint64)
+    if clear_flags & Clear.DEPTH and layout.z_bits:
+        z = int(depth_to_word(layout, np.float32(depth)))
+        value = (value & ~np.uint64(layout.z_mask)) | np.uint64(z)
+    if clear_flags & Clear.STENCIL and layout.s_bits:
+        s = (int(stencil) & ((1 << layout.s_bits) - 1)) << layout.s_shift
+        value = (value & ~np.uint64(layout.s_mask)) | np.uint64(s)
+    words[...] = value.astype(words.dtype)
+
+
+def _desc(surface: Surface):
+    from ..util.format import describe
+
+    return describe(surface.format)
 
 
 def _fb_key(fb: FramebufferState) -> tuple:

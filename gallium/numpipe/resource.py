@@ -96,6 +96,12 @@ class Resource:
                 lstride = row * h
                 self.levels.append(LevelLayout(size, w, h, layers, row, lstride))
                 size += lstride * layers
+        # A multisample resource keeps sample s of every level after sample
+        # s - 1 (llvmpipe's layout): level_view(..., sample=s) is sample s,
+        # and everything that knows no samples sees sample 0.
+        self.samples = max(1, self.nr_samples)
+        self.sample_stride = size
+        size *= self.samples
         self.size = size
         allocate = getattr(screen, "allocate_storage", None)
         self._storage = (
@@ -177,13 +183,15 @@ class Resource:
         first_layer: int = 0,
         num_layers: int | None = None,
         storage: np.ndarray | None = None,
+        sample: int = 0,
     ) -> np.ndarray:
-        """Raw bytes of a level as ``(layers, height, width, block_bytes)`` (a view)."""
+        """Raw bytes of a level (of one sample) as ``(layers, height, width,
+        block_bytes)`` (a view)."""
         lay = self.level_layout(level)
         store = self._storage if storage is None else storage
         if num_layers is None:
             num_layers = lay.layers - first_layer
-        start = lay.offset + first_layer * lay.layer_stride
+        start = lay.offset + first_layer * lay.layer_stride + sample * self.sample_stride
         bb = self.block_bytes
         return np.lib.stride_tricks.as_strided(
             store[start:],
@@ -199,12 +207,13 @@ class Resource:
         level: int = 0,
         layer: int = 0,
         storage: np.ndarray | None = None,
+        sample: int = 0,
     ) -> np.ndarray:
-        """One layer of a level as ``(height, width[, channels])`` of ``dtype``."""
+        """One layer of a level (of one sample) as ``(height, width[, channels])`` of ``dtype``."""
         lay = self.level_layout(level)
         store = self._storage if storage is None else storage
         dt = np.dtype(dtype)
-        start = lay.offset + layer * lay.layer_stride
+        start = lay.offset + layer * lay.layer_stride + sample * self.sample_stride
         count = lay.layer_stride // dt.itemsize
         flat = store[start : start + lay.layer_stride].view(dt)[:count]
         row_items = lay.row_stride // dt.itemsize

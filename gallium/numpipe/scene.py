@@ -136,6 +136,19 @@ class ClearCmd:
     depth_word: Any  # value for the depth bits, or None
     stencil: int | None
     zs_mask_keep: int  # bits of the zs word to keep (depth-only / stencil-only clears)
+    # the other layers of layered surfaces: (ColorTarget, packed pixel value)
+    # and DepthTargets, cleared like the bound ones
+    extra_colors: list[tuple[ColorTarget, np.ndarray]] = field(default_factory=list)
+    extra_zs: list[DepthTarget] = field(default_factory=list)
+
+    def arrays(self) -> list[np.ndarray]:
+        """The arrays of the extra targets (for the band processes' check)."""
+        out = [t.raw for t, _ in self.extra_colors]
+        for zs in self.extra_zs:
+            out.append(zs.words)
+            if zs.stencil is not None:
+                out.append(zs.stencil)
+        return out
 
 
 class MarkerCmd:

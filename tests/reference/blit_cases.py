@@ -428,6 +428,58 @@ def mipmap_cases() -> list[MipmapCase]:
     return cases
 
 
+@dataclass
+class ClearCase:
+    """``glClearTexSubImage`` of a box of one level with one texel (the
+    format's own bytes, ``Image.level_data`` layout: channels or a word)."""
+
+    name: str
+    image: Image
+    level: int
+    box: tuple[int, int, int, int, int, int]  # x, y, z, width, height, depth
+    texel: np.ndarray
+
+
+def clear_cases() -> list[ClearCase]:
+    """clear_texture: colour formats (SNORM -128, a padding channel), depth
+    and stencil (Z24 round trips), levels, layers."""
+
+    def texel(fmt: str, values) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.asarray(values, FORMATS[fmt][1]).reshape(-1)
+
+    cases = [
+        ClearCase("rgba8", Image("2d", "rgba8", 13, 9, seed=900), 0, (2, 1, 0, 7, 5, 1),
+                  texel("rgba8", [10, 200, 30, 255])),
+        ClearCase("rgba8_snorm_min", Image("2d", "rgba8_snorm", 8, 8, seed=901), 0,
+                  (0, 0, 0, 8, 3, 1), texel("rgba8_snorm", [-128, -127, 0, 127])),
+        ClearCase("rgba32f_level1", Image("2d", "rgba32f", 16, 12, levels=3, seed=902), 1,
+                  (1, 1, 0, 5, 4, 1), texel("rgba32f", [0.25, -1.5, 3.0, 1.0])),
+        ClearCase("rgba16f", Image("2d", "rgba16f", 8, 8, seed=903), 0, (0, 0, 0, 8, 8, 1),
+                  texel("rgba16f", [0.5, 65504.0, -2.0, 1.0])),
+        ClearCase("rgb565", Image("2d", "rgb565", 9, 9, seed=904), 0, (3, 3, 0, 4, 4, 1),
+                  texel("rgb565", [0xBEEF])),
+        ClearCase("rgb10a2", Image("2d", "rgb10a2", 9, 9, seed=905), 0, (0, 3, 0, 9, 4, 1),
+                  texel("rgb10a2", [0xDEADBEEF])),
+        ClearCase("array_layers", Image("2d_array", "rgba8", 6, 6, 4, seed=906), 0,
+                  (1, 1, 1, 4, 4, 2), texel("rgba8", [1, 2, 3, 4])),
+        ClearCase("3d_slices", Image("3d", "rg32f", 5, 4, 6, seed=907), 0, (0, 0, 2, 5, 4, 3),
+                  texel("rg32f", [7.5, -0.125])),
+        ClearCase("depth16", Image("2d", "depth16", 8, 8, seed=908), 0, (0, 0, 0, 6, 6, 1),
+                  texel("depth16", [12345])),
+        ClearCase("depth32f", Image("2d", "depth32f", 8, 8, seed=909), 0, (2, 2, 0, 6, 6, 1),
+                  texel("depth32f", [0.3])),
+    ]  # fmt: skip
+    rng = np.random.default_rng(910)
+    for j in range(6):
+        z = int(rng.integers(0, 1 << 24))
+        word = np.uint32(z << 8 | int(rng.integers(0, 256)))
+        cases.append(
+            ClearCase(f"depth24s8_{j}", Image("2d", "depth24s8", 8, 8, seed=911 + j), 0,
+                      (1, 0, 0, 7, 8, 1), texel("depth24s8", [word]))
+        )  # fmt: skip
+    return cases
+
+
 FAMILIES = {
     "blit_color": color_cases,
     "blit_depth": depth_cases,

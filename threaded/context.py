@@ -109,6 +109,7 @@ from gallium.numpipe.objects import (
     check_transfer_usage,
 )
 from gallium.numpipe.resource import Resource
+from gallium.numpipe.window import check_window_rectangles
 from gallium.pipe.enums import (
     PIPE_MAX_SAMPLERS,
     PIPE_MAX_SHADER_SAMPLER_VIEWS,
@@ -568,7 +569,7 @@ class ThreadedContext:
         self._record(self.pipe._apply_viewport_states, check_viewport_states(start, viewports))
 
     def set_window_rectangles(self, include, rects):
-        self._record(self.pipe.set_window_rectangles, (include, [copy.copy(r) for r in rects]))
+        self._record(self.pipe._apply_window_rectangles, check_window_rectangles(include, rects))
 
     def set_debug_callback(self, cb):
         self._record(self.pipe.set_debug_callback, (cb,))

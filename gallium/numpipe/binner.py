@@ -5,8 +5,8 @@ Theory of operation
 A draw is queued with a :class:`FragmentSnapshot`: references to the
 fragment-side state of its call -- the fragment stage's constant buffers on
 a :class:`FragmentBase` holding the rest (fragment shader, textures, blend,
-depth/stencil/alpha, stencil reference, blend colour, sample mask, the
-occlusion counters and statistics queries active then).  The context makes a
+depth/stencil/alpha, stencil reference, blend colour, sample mask, window
+rectangles, the occlusion counters and statistics queries active then).  The context makes a
 new snapshot whenever any of that changes and hands the same object to every
 draw until then; it interns equal bases, so a frame that switches between a
 few states has a few bases (and a constant set per draw makes only a small
@@ -38,7 +38,8 @@ _COUNTING = (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
 class FragmentBase:
     """The fragment side of a draw at its call but its constants: shader,
     textures, blend, depth/stencil/alpha, stencil reference, blend colour,
-    sample mask, the occlusion counters and statistics queries active then."""
+    sample mask, window rectangles, the occlusion counters and statistics
+    queries active then."""
 
     __slots__ = (
         "blend",
@@ -51,6 +52,7 @@ class FragmentBase:
         "stat_queries",
         "stencil_ref",
         "textures",
+        "window",
     )
 
     def __init__(self, **fields: Any) -> None:
@@ -84,6 +86,10 @@ class FragmentSnapshot:
     def stat_queries(self) -> tuple:
         return self.base.stat_queries
 
+    @property
+    def window(self) -> tuple:
+        return self.base.window
+
 
 class Binner:
     """Builds each snapshot's fragment state and adds primitives to the scene."""
@@ -102,6 +108,9 @@ class Binner:
             return
         frags = [d.fragment for d in draws]
         f0 = frags[0]
+        if any(f.window != (False, ()) for f in frags):
+            self._emit_windowed(ts, frags, draw_of)
+            return
         if draw_of is None or all(f is f0 for f in frags):
             self._add(ts, [f0], None, len(draws))
             return
@@ -117,9 +126,38 @@ class Binner:
             per_draw.append(k)
         self._add(ts, uniq, np.array(per_draw, np.int32)[draw_of], len(draws))
 
-    def _add(self, ts: Any, frags: list, tri_frag: np.ndarray | None, ndraws: int) -> None:
+    def _emit_windowed(self, ts: Any, frags: list, draw_of: np.ndarray | None) -> None:
+        """``emit`` for draws some of which have window rectangles: run by run
+        of draws sharing a snapshot, in order, each clipped to its window
+        regions (window.py).  A region's triangles never share a command with
+        another region's: the rasterizer pairs neighbouring triangles."""
+        from .window import clip_to, regions
+
+        if draw_of is None:
+            runs = [(frags[0], ts, len(frags))]
+        else:
+            tri_frag = np.array([id(f) for f in frags], np.int64)[draw_of]
+            cuts = (np.flatnonzero(tri_frag[1:] != tri_frag[:-1]) + 1).tolist()
+            runs = []
+            for a, b in zip([0, *cuts], [*cuts, ts.count]):
+                part = select_triangles(ts, np.arange(a, b))
+                runs.append((frags[int(draw_of[a])], part, np.unique(draw_of[a:b]).size))
+        scene = self.ctx._current_scene()
+        for f, part, ndraws in runs:
+            if f.window == (False, ()):
+                self._add(part, [f], None, ndraws)
+                continue
+            include, rects = f.window
+            pieces = [clip_to(part, r) for r in regions(include, rects, scene.width, scene.height)]
+            pieces = [p for p in pieces if p.count]
+            for i, piece in enumerate(pieces):
+                self._add(piece, [f], None, ndraws if i == 0 else 1, join=i == 0)
+
+    def _add(
+        self, ts: Any, frags: list, tri_frag: np.ndarray | None, ndraws: int, join: bool = True
+    ) -> None:
         """Add ``ndraws`` draws' triangles, shaded with ``frags[tri_frag[t]]``,
-        to the scene."""
+        to the scene (joining the previous command only when ``join``)."""
         ctx = self.ctx
         dropped = [k for k, f in enumerate(frags) if (f.sample_mask & 1) == 0]
         if dropped:  # a zero sample mask: those draws leave no fragment
@@ -145,7 +183,7 @@ class Binner:
         states = [self._state_of(f, scene) for f in frags]
         before = len(scene.commands)
         if tri_frag is None or len(states) == 1:
-            scene.add_draw(states[0], ts)
+            scene.add_draw(states[0], ts, join)
         else:
             scene.add_draws(states, ts, tri_frag)
         made = len(scene.commands) - before

@@ -634,6 +634,7 @@ class NumpipeContext:
         self._blend_color = (0.0, 0.0, 0.0, 0.0)
         self._stencil_ref = (0, 0)
         self._sample_mask = 0xFFFFFFFF
+        self._window: tuple[bool, tuple] = (False, ())  # window rectangles: exclude none
         self._clip = ClipState()
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
         # scenes
@@ -1063,9 +1064,15 @@ class NumpipeContext:
         self._invalidate("viewport")
 
     def set_window_rectangles(self, include: bool, rects: Sequence[ScissorState]) -> None:
+        """Clip later draws to (or away from) up to 8 rectangles (window.py)."""
+        from .window import check_window_rectangles
+
         self._check_alive()
-        if rects:
-            raise UnsupportedError("window rectangles are not implemented by numpipe")
+        self._apply_window_rectangles(*check_window_rectangles(include, rects))
+
+    def _apply_window_rectangles(self, include: bool, rects: tuple) -> None:
+        self._window = (include, rects)
+        self._snap["fbase"] = self._snap["frag"] = None
 
     def set_tess_state(self, default_outer_level: Any, default_inner_level: Any) -> None:
         raise UnsupportedError("tessellation is not supported by numpipe")
@@ -1644,6 +1651,7 @@ class NumpipeContext:
             self._stencil_ref,
             self._blend_color,
             self._sample_mask,
+            self._window,
             tuple(id(c) for c in counters),
             tuple(id(q) for q in stat_queries),
         )
@@ -1663,6 +1671,7 @@ class NumpipeContext:
                 stencil_ref=self._stencil_ref,
                 blend_color=self._blend_color,
                 sample_mask=self._sample_mask,
+                window=self._window,
                 counters=counters,
                 stat_queries=stat_queries,
             )

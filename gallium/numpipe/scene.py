@@ -311,19 +311,19 @@ class Scene:
         self.commands.append(marker)
         return marker
 
-    def add_draw(self, state: Any, tris: TriangleSet) -> bool:
+    def add_draw(self, state: Any, tris: TriangleSet, join: bool = True) -> bool:
         """Append a draw; it joins the previous command when nothing comes
-        between them and their triangles carry the same inputs (one command
-        for many draws saves the rasterizer per-command work in every band):
-        as one more part shaded with the command's state when no
-        fragment-visible state tells them apart, otherwise as a part with a
-        state of its own (a multi-state command).  Returns whether it was
-        joined.  ``state`` decides what "alike" means (``state.shades_like(
-        other)``: workers/fragment.py)."""
+        between them, their triangles carry the same inputs and ``join``
+        allows it (one command for many draws saves the rasterizer
+        per-command work in every band): as one more part shaded with the
+        command's state when no fragment-visible state tells them apart,
+        otherwise as a part with a state of its own (a multi-state command).
+        Returns whether it was joined.  ``state`` decides what "alike" means
+        (``state.shades_like(other)``: workers/fragment.py)."""
         if tris.count == 0:
             return False
         self.triangles += tris.count
-        last = self._joinable(tris)
+        last = self._joinable(tris) if join else None
         if last is None:
             self.commands.append(DrawCmd(state, [tris]))
             return False

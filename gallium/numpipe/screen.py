@@ -25,6 +25,7 @@ from ..pipe.enums import (
     PIPE_MAX_SHADER_IMAGES,
     PIPE_MAX_SHADER_INPUTS,
     PIPE_MAX_SHADER_OUTPUTS,
+    PIPE_MAX_WINDOW_RECTANGLES,
     PIPE_TIMEOUT_INFINITE,
     Bind,
     Cap,
@@ -119,7 +120,8 @@ _CAPS: dict[Cap, int] = {
     Cap.MIXED_COLOR_DEPTH_BITS: 1,
     Cap.TGSI_FS_POSITION_IS_SYSVAL: 0,
     Cap.TGSI_FS_FACE_IS_INTEGER_SYSVAL: 0,
-    Cap.MAX_WINDOW_RECTANGLES: 0,
+    # window rectangles (window.py): draws are cut into the regions they leave
+    Cap.MAX_WINDOW_RECTANGLES: PIPE_MAX_WINDOW_RECTANGLES,
     # texture sampling (gallium/numpipe/sampler.py)
     Cap.TEXTURE_SWIZZLE: 1,
     Cap.SEAMLESS_CUBE_MAP: 1,

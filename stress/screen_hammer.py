@@ -77,7 +77,7 @@ def _templates() -> list[pipe.ResourceTemplate]:
         T(target=TT.TEXTURE_RECT, format=F.R8G8B8A8_UNORM, width0=33, height0=17),
         # invalid from here on
         T(target=TT.TEXTURE_2D, format=F.R8G8B8A8_UNORM, width0=0, height0=4),
-        T(target=TT.TEXTURE_2D, format=F.R8G8B8A8_UNORM, width0=4, height0=4, nr_samples=4),
+        T(target=TT.TEXTURE_2D, format=F.R8G8B8A8_UNORM, width0=4, height0=4, nr_samples=8),
         T(target=TT.TEXTURE_2D, format=F.NONE, width0=4, height0=4),
         T(target=TT.TEXTURE_2D, format=F.R8G8B8A8_UNORM, width0=20000, height0=4),
     ]

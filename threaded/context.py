@@ -87,6 +87,7 @@ from gallium.numpipe.context import (
     check_dsa_cso,
     check_flush_flags,
     check_framebuffer_state,
+    check_min_samples,
     check_numbers,
     check_rasterizer_cso,
     check_render_condition,
@@ -554,7 +555,10 @@ class ThreadedContext:
         self._record(self._apply_sample_mask, (check_sample_mask(mask),))
 
     def set_min_samples(self, n):
-        self._record(self.pipe.set_min_samples, (n,))
+        self._record(self.pipe._apply_min_samples, (check_min_samples(n),))
+
+    def get_sample_position(self, sample_count, sample_index):
+        return self.pipe.get_sample_position(sample_count, sample_index)  # (no state: no sync)
 
     def set_clip_state(self, state):
         self._record(self.pipe.set_clip_state, (check_clip_state(state),))

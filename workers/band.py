@@ -6,7 +6,8 @@ scene's commands in submission order and applies each to the band's rows:
 clears (colour clears deferred to the band's next write of the target:
 ``ResidentColour``), timestamp markers, and draws -- a draw of one fragment
 state through workers/raster.py, a multi-state command (many draws with
-different fragment states) through workers/multistate.py.  Everything here
+different fragment states) through workers/multistate.py, every draw of a
+multisampled scene once per sample through workers/msaa.py.  Everything here
 runs on one worker thread and touches only its own band of the framebuffer.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
 
 from .fragment import ResidentColour, fill_rows, set_resident_colour
+from .msaa import draw_samples
 from .multistate import draw_multistate
 from .raster import _clear_depth_stencil, _draw
 
@@ -36,7 +38,9 @@ def execute_band(scene: Scene, band: int) -> None:
             if isinstance(cmd, DrawCmd):
                 ids = cmd.triangles_in_band(band)
                 if ids.size:
-                    if cmd.tri_state is None:
+                    if scene.samples > 1:  # one pass per sample (workers/msaa.py)
+                        draw_samples(scene, cmd, ids, y0, y1, band)
+                    elif cmd.tri_state is None:
                         _draw(scene, cmd, ids, y0, y1, band, zs_word)
                     else:
                         draw_multistate(scene, cmd, ids, y0, y1, band, zs_word)
@@ -52,8 +56,12 @@ def execute_band(scene: Scene, band: int) -> None:
                         resident.drop(target)
                         fill_rows(target.raw[y0:y1], packed)
                 zs_word = _clear_depth_stencil(scene.zsbuf, cmd, y0, y1, zs_word)
-                for target, packed in cmd.extra_colors:  # other layers
-                    fill_rows(target.raw[y0:y1], packed)
+                for target, packed in cmd.extra_colors:  # other layers and samples
+                    if DEFER_CLEARS:
+                        resident.defer_clear(target, packed, y0, y1)
+                    else:
+                        resident.drop(target)
+                        fill_rows(target.raw[y0:y1], packed)
                 for zs in cmd.extra_zs:
                     _clear_depth_stencil(zs, cmd, y0, y1)
             elif isinstance(cmd, MarkerCmd):

@@ -232,6 +232,9 @@ class SceneBlob:
             commands=scene.commands,
             band_rows=scene.band_rows,
             nbands=scene.nbands,
+            samples=scene.samples,
+            sample_cbufs=scene.sample_cbufs,
+            sample_zs=scene.sample_zs,
         )
         _ScenePickler(f, buffers, self.counters).dump(light)
         parts = [f.getbuffer()] + [b.raw() for b in buffers]

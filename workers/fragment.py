@@ -71,6 +71,10 @@ class FragmentState:
     passthrough: dict[int, int] | None = None
     # The shader is one TEX of an interpolated input (see texpass_info), else None.
     texpass: Any = None
+    # Multisampling (workers/msaa.py): a SampleState, or None for the defaults
+    # (one sample, no alpha-to-coverage / alpha-to-one); the pass's sample.
+    msaa: Any = None
+    sample: int = 0
 
     @property
     def reads_primid(self) -> bool:
@@ -160,6 +164,7 @@ def _alike(a: FragmentState, b: FragmentState) -> bool:
         or (a.depth_clamp, a.sample_mask_zero, a.logicop)
         != (b.depth_clamp, b.sample_mask_zero, b.logicop)
         or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
+        or (a.msaa, a.sample) != (b.msaa, b.sample)
         or getattr(a, "src1_output", None) != getattr(b, "src1_output", None)
     ):
         return False

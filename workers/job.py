@@ -53,6 +53,13 @@ class SceneJob:
                 for cmd in scene.commands:
                     if isinstance(cmd, ClearCmd):
                         arrays += cmd.arrays()
+                for targets in scene.sample_cbufs:
+                    arrays += [t.raw for t in targets if t is not None]
+                for zs in scene.sample_zs:
+                    if zs is not None:
+                        arrays.append(zs.words)
+                        if zs.stencil is not None:
+                            arrays.append(zs.stencil)
                 ok = all(shared.locate(a) is not None for a in arrays)
             self._proc_ok = ok
         return ok

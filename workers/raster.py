@@ -63,6 +63,8 @@ from .fragment import (
     unorm8_prescale,
     write_color,
 )
+from .msaa import coverage_mask as msaa_coverage
+from .msaa import sample_position as msaa_position
 
 # (DENSE_MIN_PIXELS, from the scene: a triangle whose span covers at least
 # this many pixels of a band goes dense.)
@@ -1000,6 +1002,9 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
                 oow = geom.plane(_coef(ts, geom, ts.oow))
             with np.errstate(divide="ignore", invalid="ignore"):
                 rcp_w = np.divide(F32(1.0), oow, out=oow)
+    ms = state.msaa
+    at_sample = ms.sample_slots if ms is not None and ms.per_sample else ()
+    rcp_sample = None
     inputs: list = []
     stacks: dict[int, tuple] = {}  # id(channel 0) -> (its (4, n) stack, channel list)
     for reg, kind, slot in state.fs_inputs:
@@ -1012,7 +1017,13 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
                 coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]  # (3, 4) or (nq, 3, 4)
                 stack = geom.plane4(coef)
             divided = rcp_w is not None and ts.perspective[slot]
-            if divided:
+            if divided and slot in at_sample:  # (1/w at the sample too: msaa.sample_tris)
+                if rcp_sample is None:
+                    oow = geom.plane(_coef(ts, geom, ts.oow_sample))
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        rcp_sample = np.divide(F32(1.0), oow, out=oow)
+                stack *= rcp_sample[None, :]
+            elif divided:
                 stack *= rcp_w[None, :]
             chans = [stack[c] for c in range(4)]
             stacks[id(chans[0])] = (stack, chans)
@@ -1020,8 +1031,11 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
         elif kind == "pos":
             px, py = geom.coords()
             off = F32(0.0) if state.coord_integer_center else F32(0.5)
+            offy = off
+            if ms is not None and ms.per_sample and ms.multisample:
+                off, offy = (F32(v) for v in msaa_position(ms.samples, state.sample))
             fx = px.astype(F32) + off
-            fy = py.astype(F32) + off
+            fy = py.astype(F32) + offy
             if state.coord_lower_left:
                 fy = F32(state.fb_height) - fy
             if isinstance(geom, _PixelGeom):
@@ -1054,11 +1068,46 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
         consts=state.consts,
         quad_shape=quad_shape,
         textures=state.textures,
+        system_values=(
+            _sample_values(state, ts, geom, n)
+            if state.kernel.system_value_decls or state.msaa is not None
+            else {}
+        ),
     )
     res = state.kernel(env)
     outputs = {reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()}
     kill = None if res.kill is None else np.broadcast_to(res.kill, (n,))
     return outputs, kill, z
+
+
+def _sample_values(state: FragmentState, ts, geom, n: int) -> dict[str, list]:
+    """The fragment shader's multisample system values (tgsi.rst): SAMPLEID
+    and SAMPLEPOS (the pass's sample when shading per sample, else 0 and the
+    centre), SAMPLEMASK (the samples of the pixel the primitive covers, and
+    the sample mask; only the pass's sample when shading per sample)."""
+    ms = state.msaa
+    samples = ms.samples if ms is not None and ms.multisample else 1
+    per_sample = ms is not None and ms.per_sample and samples > 1
+    s = state.sample if per_sample else 0
+    sid = np.array(s, np.int32).view(F32)
+    pos = [F32(v) for v in (msaa_position(samples, s) if per_sample else (0.5, 0.5))]
+    if samples > 1:
+        px, py = geom.coords()
+        tri = np.full(n, geom.t) if geom.dense else geom.tq
+        if isinstance(geom, _SparseGeom):
+            tri = np.repeat(tri, 4)
+        cover = msaa_coverage(ts, tri.astype(np.int64), px.reshape(-1), py.reshape(-1))
+        cover &= ms.mask if not per_sample else ms.mask & (1 << s)
+        mask = cover.astype(np.int32).reshape(np.shape(px)).reshape(-1).view(F32)
+    else:
+        mask = np.array(1, np.int32).view(F32)
+    return {
+        "SAMPLEID": [sid, sid, sid, sid],
+        "SAMPLEPOS": [pos[0], pos[1], F32(0.0), F32(0.0)],
+        "SAMPLEMASK": [mask, mask, mask, mask],
+        "__SAMPLE_INFO__": [samples, per_sample],
+        "__SAMPLE_POSITIONS__": np.array([msaa_position(samples, k) for k in range(samples)], F32),
+    }
 
 
 def _stacked(chans: list, n: int, stacks: dict[int, tuple[np.ndarray, list]]) -> np.ndarray:
@@ -1978,7 +2027,8 @@ def _resolve_and_write(scene, state, ts, geom, tri, px, py, alive, outputs, z, b
 
 
 def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs, z, facing, band):
-    """Alpha test, depth/stencil, count, colour writes for one set of distinct pixels."""
+    """Alpha test, alpha-to-coverage and sample mask, depth/stencil, count,
+    colour writes for one set of distinct pixels."""
     if state.depth_output is not None and state.depth_output in outputs:
         z = np.asarray(outputs[state.depth_output][2], F32)
     alpha = state.dsa.alpha
@@ -1987,6 +2037,8 @@ def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs,
         ok = compare(alpha.func, a, F32(alpha.ref_value))
         ok = np.broadcast_to(ok, _shape_of(idx, dense))
         alive = ok if alive is None else (alive & ok)
+    if state.msaa is not None:
+        alive, outputs = _sample_ops(state, idx, dense, alive, outputs)
     if scene.zsbuf is not None:
         stencil_value = None
         if state.stencil_output is not None and state.stencil_output in outputs:
@@ -2004,6 +2056,34 @@ def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs,
     if count == 0:
         return
     _colour_writes(scene, state, idx, dense, alive, outputs)
+
+
+def _sample_ops(state: FragmentState, idx, dense: bool, alive, outputs):
+    """lp_state_fs.c's order after the alpha test: alpha-to-coverage (sample
+    s of N kept where alpha > s / N; 0.5 without multisampling), alpha-to-one
+    (the colour outputs' alpha set to 1), the SAMPLEMASK output's bit for
+    the pass's sample.  Returns the new alive mask and outputs."""
+    ms = state.msaa
+    shape = _shape_of(idx, dense)
+    multi = ms.multisample and ms.samples > 1
+    c0 = state.color_outputs[0] if state.color_outputs else None
+    if ms.alpha_to_coverage and c0 is not None and c0 in outputs:
+        a = np.asarray(outputs[c0][3], F32)
+        ref = F32(F32(1.0 / ms.samples) * F32(state.sample)) if multi else F32(0.5)
+        ok = np.broadcast_to(a > ref, shape)
+        alive = ok if alive is None else (alive & ok)
+    if ms.alpha_to_one:
+        outputs = dict(outputs)
+        for reg in {r for r in state.color_outputs if r is not None and r in outputs}:
+            stack = np.array(outputs[reg], F32)
+            stack[3] = F32(1.0)
+            outputs[reg] = stack
+    if ms.mask_output is not None and ms.mask_output in outputs:
+        bits = np.asarray(outputs[ms.mask_output][0], F32).view(np.int32)
+        bit = state.sample if multi else 0
+        ok = np.broadcast_to((bits >> bit) & 1 != 0, shape)
+        alive = ok if alive is None else (alive & ok)
+    return alive, outputs
 
 
 def _colour_writes(scene, state: FragmentState, idx, dense: bool, alive, outputs) -> None:

@@ -287,7 +287,7 @@ def _between(v: np.ndarray, closed_low: bool) -> np.ndarray:
 
 def setup_lines(
     win, oow, lines, attrs, interp, *, width, region, half_pixel_center, bottom_edge_rule,
-    prim_ids, flat_values,
+    prim_ids, flat_values, multisample=False,
 ) -> TriangleSet:  # fmt: skip
     """Set up segments ``lines`` (L, 2) as llvmpipe does: two triangles each
     over its parallelogram, with the line's own attribute, z and 1/w planes.
@@ -320,6 +320,7 @@ def setup_lines(
         bottom_edge_rule=bottom_edge_rule,
         prim_ids=np.arange(2 * n, dtype=np.int64),
         wide_prim_ids=True,
+        multisample=multisample,
     )
     if ts.count == 0:
         return ts

@@ -95,6 +95,9 @@ class VertexProgram:
     max_point_size: float
     max_line_width: float
     keep: tuple = ()  # objects the context identified this program by
+    # a multisampled framebuffer with rast.multisample: the set-up keeps every
+    # primitive whose box holds a sample (gallium/draw/setup.py)
+    multisample: bool = False
 
     @property
     def interp(self) -> list[str]:
@@ -397,6 +400,7 @@ class DrawPipeline:
             region=_regions(group, draw_of),
             half_pixel_center=rast.half_pixel_center,
             bottom_edge_rule=rast.bottom_edge_rule,
+            multisample=prog.multisample,
             front_ccw=rast.front_ccw,
             cull_front=prog.cull_front,
             cull_back=prog.cull_back,
@@ -441,6 +445,7 @@ class DrawPipeline:
         ts, kept_ids = setup_points(
             win, oow, verts.pos, verts.attrs, prog.interp, pts, wide, size,
             rast=rast, planes=planes, active=active, sprite=prog.sprite, region=group[0].region,
+            multisample=prog.multisample,
         )  # fmt: skip
         if any(d.queries for d in group):
             kept = np.bincount(kept_ids >> 32, minlength=len(group))
@@ -510,7 +515,7 @@ class DrawPipeline:
             win, oow, lines, attrs, interp,
             width=min(rast.line_width, prog.max_line_width), region=group[0].region,
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
-            prim_ids=kept, flat_values=flat,
+            multisample=prog.multisample, prim_ids=kept, flat_values=flat,
         )  # fmt: skip
         seg = ts.prim_id.astype(np.int64)
         ts.prim_id = tags[seg] << 32 | prims[seg]
@@ -572,7 +577,7 @@ class DrawPipeline:
             ts, kept_ids = setup_points(
                 win, oow, out.pos, attrs, interp, pts, out.draw << 32 | out.prim, size,
                 rast=rast, planes=planes, active=active, sprite=prog.sprite,
-                region=group[0].region,
+                region=group[0].region, multisample=prog.multisample,
             )  # fmt: skip
             nout = np.bincount(kept_ids >> 32, minlength=len(group))
         if any(d.queries for d in group):

@@ -43,6 +43,7 @@ def setup_points(
     active: list[int],
     sprite: tuple[int, ...],
     region: object,
+    multisample: bool = False,
 ) -> tuple[TriangleSet, np.ndarray]:
     """Clip and set up the points at vertices ``pts`` (window coordinates
     ``win``, clip coordinates ``pos``), with primitive ids ``prims`` and
@@ -92,6 +93,7 @@ def setup_points(
         region=region,
         half_pixel_center=rast.half_pixel_center,
         bottom_edge_rule=rast.bottom_edge_rule,
+        multisample=multisample,
         front_ccw=False,  # the corners wind clockwise: front-facing
         prim_ids=np.arange(2 * m, dtype=np.int64),  # (each triangle's point: id // 2)
         wide_prim_ids=True,

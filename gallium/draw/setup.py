@@ -69,6 +69,7 @@ def setup_triangles(
     flatshade_first: bool = False,
     prim_ids: np.ndarray | None = None,
     wide_prim_ids: bool = False,
+    multisample: bool = False,
 ) -> TriangleSet:
     """Set up triangles.
 
@@ -80,6 +81,9 @@ def setup_triangles(
     four arrays with one entry per triangle (triangles of draws with
     different regions set up at once).
     ``wide_prim_ids``: keep ``prim_ids`` as given (int64 tags) instead of int32.
+    ``multisample``: bounding boxes hold every pixel a sample of which the
+    triangle may cover (llvmpipe's box in pixel-corner coordinates), not just
+    the pixels whose centres it may cover.
     """
     k = attrs.shape[1] if attrs.ndim == 3 else 0
     m = tris.shape[0]
@@ -92,10 +96,12 @@ def setup_triangles(
     # Fixed-point snap (lp_setup_tri.c calc_fixed_position): float32 maths then RNE.
     xy = win[:, :2]
     fixed = np.rint((xy - pixel_offset).astype(F32, copy=False) * F32(FIXED_ONE)).astype(np.int64)
+    # the boxes' coordinates: the snapped ones, or pixel corners for multisampling
+    corner = round(float(pixel_offset) * FIXED_ONE) if multisample else 0
     if m <= SMALL_SETUP:
         few = _setup_few(
             win, oow, tris, attrs, interp, fixed, k, pixel_offset, region, bottom_edge_rule,
-            front_ccw, cull_front, cull_back, flatshade_first, prim_ids, wide_prim_ids,
+            front_ccw, cull_front, cull_back, flatshade_first, prim_ids, wide_prim_ids, corner,
         )  # fmt: skip
         if few is not None:
             return few
@@ -149,6 +155,8 @@ def setup_triangles(
     # Bounding box in pixels (lp_setup_tri.c do_triangle_ccw).
     adj = 1 if bottom_edge_rule else 0
     X0, X1, X2, Y0, Y1, Y2 = X[:, 0], X[:, 1], X[:, 2], Y[:, 0], Y[:, 1], Y[:, 2]
+    if corner:
+        X0, X1, X2, Y0, Y1, Y2 = (v + corner for v in (X0, X1, X2, Y0, Y1, Y2))
     bx0 = np.minimum(np.minimum(X0, X1), X2) >> FIXED_ORDER
     bx1 = (np.maximum(np.maximum(X0, X1), X2) - 1) >> FIXED_ORDER
     by0 = (np.minimum(np.minimum(Y0, Y1), Y2) + adj) >> FIXED_ORDER
@@ -269,7 +277,7 @@ def _plane_few(g: tuple, a0, a1, a2) -> tuple:
 
 def _setup_few(
     win, oow, tris, attrs, interp, fixed, k, pixel_offset, region, bottom_edge_rule,
-    front_ccw, cull_front, cull_back, flatshade_first, prim_ids, wide_prim_ids,
+    front_ccw, cull_front, cull_back, flatshade_first, prim_ids, wide_prim_ids, corner=0,
 ) -> TriangleSet | None:  # fmt: skip
     """setup_triangles for a few triangles: the same integer and float32
     operations, in the same order, one triangle at a time (float32 scalars
@@ -320,10 +328,10 @@ def _setup_few(
             else:
                 bias = dcdx[e] < 0 or (dcdx[e] == 0 and dcdy[e] > 0)
             c.append(dcdx[e] * X[e] - dcdy[e] * Y[e] + int(bias))
-        bx0 = max(min(X) >> FIXED_ORDER, rx0)
-        bx1 = min((max(X) - 1) >> FIXED_ORDER, rx1)
-        by0 = max((min(Y) + adj) >> FIXED_ORDER, ry0)
-        by1 = min((max(Y) - 1 + adj) >> FIXED_ORDER, ry1)
+        bx0 = max((min(X) + corner) >> FIXED_ORDER, rx0)
+        bx1 = min((max(X) + corner - 1) >> FIXED_ORDER, rx1)
+        by0 = max((min(Y) + corner + adj) >> FIXED_ORDER, ry0)
+        by1 = min((max(Y) + corner - 1 + adj) >> FIXED_ORDER, ry1)
         if bx0 > bx1 or by0 > by1:
             continue
         rows.append((order, front, i, c, dcdx, dcdy, (bx0, by0, bx1, by1), X, Y))

@@ -6,11 +6,12 @@ A draw is queued with a :class:`FragmentSnapshot`: references to the
 fragment-side state of its call -- the fragment stage's constant buffers on
 a :class:`FragmentBase` holding the rest (fragment shader, textures, blend,
 depth/stencil/alpha, stencil reference, blend colour, sample mask, window
-rectangles, the occlusion counters and statistics queries active then).  The context makes a
-new snapshot whenever any of that changes and hands the same object to every
-draw until then; it interns equal bases, so a frame that switches between a
-few states has a few bases (and a constant set per draw makes only a small
-snapshot a draw).
+rectangles, the multisample options (min samples, the rasterizer's
+multisample and pixel-centre flags), the occlusion counters and statistics
+queries active then).  The context makes a new snapshot whenever any of that
+changes and hands the same object to every draw until then; it interns equal
+bases, so a frame that switches between a few states has a few bases (and a
+constant set per draw makes only a small snapshot a draw).
 
 When the draw pipeline (gallium/draw/pipeline.py) has set up a pass, it
 hands the pass's triangles, each with its draw, to :meth:`Binner.emit`, in
@@ -49,6 +50,7 @@ class FragmentBase:
         "fs",
         "fs_inputs",
         "sample_mask",
+        "sample_opts",
         "stat_queries",
         "stencil_ref",
         "textures",
@@ -159,7 +161,9 @@ class Binner:
         """Add ``ndraws`` draws' triangles, shaded with ``frags[tri_frag[t]]``,
         to the scene (joining the previous command only when ``join``)."""
         ctx = self.ctx
-        dropped = [k for k, f in enumerate(frags) if (f.sample_mask & 1) == 0]
+        scene = ctx._current_scene()
+        live = (1 << scene.samples) - 1  # the framebuffer's samples
+        dropped = [k for k, f in enumerate(frags) if (f.sample_mask & live) == 0]
         if dropped:  # a zero sample mask: those draws leave no fragment
             if tri_frag is None:
                 return
@@ -179,7 +183,6 @@ class Binner:
                 n = covered_pixels(mine)
                 for q in f.stat_queries:
                     q.stats.ps_invocations += n
-        scene = ctx._current_scene()
         states = [self._state_of(f, scene) for f in frags]
         before = len(scene.commands)
         if tri_frag is None or len(states) == 1:
@@ -276,6 +279,12 @@ class Binner:
             texpass=texpass_info(kern, fs_inputs),
         )
         dsa = frag.dsa.state
+        st.msaa = sample_state(frag, scene)
+        if st.msaa is not None and (
+            st.msaa.alpha_to_coverage or st.msaa.alpha_to_one or st.msaa.mask_output is not None
+        ):
+            # fragments are dropped or changed after shading: the general paths
+            st.passthrough = st.texpass = None
         st.early_z = bool(
             scene.zsbuf is not None
             and dsa.depth.enabled
@@ -284,6 +293,10 @@ class Binner:
             and depth_out is None
             and stencil_out is None
             and not kern.uses_kill
+            and (
+                st.msaa is None
+                or not (st.msaa.alpha_to_coverage or st.msaa.mask_output is not None)
+            )
         )
         if blend.uses_src1:
             st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
@@ -296,6 +309,42 @@ def _state_consts(frag: FragmentSnapshot) -> list:
     rasterizer reads them after the pass, and a later write to the buffer
     must not reach this draw."""
     return [None if c is None else (c.copy() if res is not None else c) for res, c in frag.consts]
+
+
+def sample_state(frag: FragmentBase, scene: Any) -> Any:
+    """The draw's multisample state (workers/msaa.py), or None when it is
+    the single-sample default."""
+    from workers.msaa import SampleState
+
+    blend = frag.blend.state
+    samples = scene.samples
+    if samples == 1 and not (blend.alpha_to_coverage or blend.alpha_to_one):
+        return None
+    min_samples, multisample, half_pixel_center = frag.sample_opts
+    kern = frag.fs.kernel
+    svs = set(kern.system_value_decls.values())
+    decls = kern.input_decls
+    sample_slots = frozenset(
+        slot
+        for reg, kind, slot in frag.fs_inputs
+        if kind == "attr" and decls.get(reg) is not None and decls[reg].location == "SAMPLE"
+    )
+    per_sample = bool(
+        samples > 1
+        and multisample
+        and (min_samples > 1 or svs & {"SAMPLEID", "SAMPLEPOS"} or sample_slots)
+    )
+    return SampleState(
+        samples=samples,
+        multisample=multisample and samples > 1,
+        mask=frag.sample_mask & ((1 << samples) - 1),
+        per_sample=per_sample,
+        alpha_to_coverage=bool(blend.alpha_to_coverage),
+        alpha_to_one=bool(blend.alpha_to_one),
+        pixel_offset=0.5 if half_pixel_center else 0.0,
+        mask_output=kern.output_index("SAMPLEMASK"),
+        sample_slots=sample_slots,
+    )
 
 
 def counting_queries(active: list) -> tuple:

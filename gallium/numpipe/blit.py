@@ -151,6 +151,10 @@ class Blit:
     kind: str
     write_depth: bool = False
     write_stencil: bool = False
+    # multisampling: "" (none), "resolve" (average the source's samples),
+    # "sample0" (a multisample source's first sample: integers, depth, stencil),
+    # "per_sample" (sample s to sample s), "replicate" (to every destination sample)
+    samples_mode: str = ""
 
     @property
     def resources(self) -> tuple[Resource, Resource]:
@@ -380,14 +384,35 @@ def check_blit_info(info: Any, screen: Any) -> Blit:
         and ns == nd
     ):
         return Blit(kind="copy", **common)  # type: ignore[arg-type]
+    mode = ""
     if ns > 1 or nd > 1:
-        raise UnsupportedError("blits of multisample resources are not implemented by numpipe yet")
+        scaled = _scaled(sbox, dbox)
+        if ns > 1 and nd > 1 and ns != nd:
+            raise UnsupportedError(
+                f"blits between {ns}- and {nd}-sample resources are not supported by numpipe"
+            )
+        if ns > 1 and scaled and filt == TexFilter.LINEAR:
+            raise UnsupportedError(
+                "scaled blits from a multisample resource with LINEAR filtering (a bilinear "
+                "resolve) are not supported by numpipe; use NEAREST or an unscaled resolve"
+            )
+        if ns > 1 and nd > 1:
+            if scaled:
+                raise UnsupportedError("scaled multisample-to-multisample blits are not supported")
+            mode = "per_sample"
+        elif ns > 1:
+            zs_or_int = sdesc.is_depth or sdesc.is_stencil or sdesc.is_integer
+            mode = "sample0" if zs_or_int else "resolve"
+        else:
+            mode = "replicate"
+    common["samples_mode"] = mode
     src_zs = sdesc.is_depth or sdesc.is_stencil
     dst_zs = ddesc.is_depth or ddesc.is_stencil
     dst_color = bool(mask & Mask.RGBA) and not dst_zs
     write_depth = bool(mask & Mask.Z) and ddesc.is_depth
     write_stencil = bool(mask & Mask.S) and ddesc.is_stencil
     if not (dst_color or write_depth or write_stencil):
+        common.pop("samples_mode")
         return Blit(kind="none", **common)  # type: ignore[arg-type]
     if src_zs != dst_zs:
         raise UnsupportedError(
@@ -417,7 +442,9 @@ def check_blit_info(info: Any, screen: Any) -> Blit:
     if write_stencil:
         sample_formats.append(_STENCIL_ONLY[sdesc.format])
     for f in sample_formats:
-        if not screen.is_format_supported(f, src.target, 0, int(Bind.SAMPLER_VIEW)):
+        if not screen.is_format_supported(
+            f, src.target, 0 if ns == 1 else ns, int(Bind.SAMPLER_VIEW)
+        ):
             raise UnsupportedError(
                 f"blit from {Format(f).name} on {src.target.name}: "
                 "numpipe cannot sample that format"
@@ -466,6 +493,7 @@ class _Plan:
     normalized: bool
     src_storage: np.ndarray
     dst_storage: np.ndarray
+    fast_resolve: bool = False  # UNORM8 words averaged directly (see _resolve_rows)
 
 
 def _f32div(a: float, b: float) -> F32:
@@ -477,7 +505,7 @@ def _texcoords(b: Blit, use_txf: bool) -> tuple[F32, F32, F32, F32]:
     texel-fetch path or a RECT source)."""
     s = b.src_box
     x1, y1, x2, y2 = s.x, s.y, s.x + s.width, s.y + s.height
-    normalized = not use_txf and b.src.target != TextureTarget.TEXTURE_RECT
+    normalized = not use_txf and b.src.target != TextureTarget.TEXTURE_RECT and _samples(b.src) == 1
     if not normalized:
         return F32(x1), F32(y1), F32(x2), F32(y2)
     lay = b.src.levels[b.src_level]
@@ -589,7 +617,7 @@ def plan_blit(b: Blit) -> _Plan | None:
     filt = b.filter
     if b.src_desc.is_stencil or not _scaled(b.src_box, b.dst_box):
         filt = TexFilter.NEAREST
-    use_txf = _use_txf(b, filt)
+    use_txf = _use_txf(b, filt) and _samples(src) == 1
     view_target = _view(src, src.storage, sdesc, b.src_level).target
     coords = _texcoords(b, use_txf)
     layers: list[_Layer] = []
@@ -621,7 +649,7 @@ def plan_blit(b: Blit) -> _Plan | None:
             if view_target == TextureTarget.TEXTURE_1D_ARRAY:
                 c = (coords[0], layer, coords[2], layer)
             layers.append(_Layer(dbox.z + i, _rectangle(b, c, dbox.z + i, region, zw), lcoord))
-    normalized = not use_txf and src.target != TextureTarget.TEXTURE_RECT
+    normalized = not use_txf and src.target != TextureTarget.TEXTURE_RECT and _samples(src) == 1
     sampler = SamplerState(
         wrap_s=TexWrap.CLAMP_TO_EDGE,
         wrap_t=TexWrap.CLAMP_TO_EDGE,
@@ -641,6 +669,7 @@ def plan_blit(b: Blit) -> _Plan | None:
         sd = try_describe(_STENCIL_ONLY[sdesc.format])
         stencil_view = _view(src, src_storage, sd, b.src_level)  # type: ignore[arg-type]
     return _Plan(
+        fast_resolve=_fast_resolve(b),
         blit=b,
         layers=[ly for ly in layers if ly.tris.count],
         region=region,
@@ -788,10 +817,76 @@ class CopyJob(BlitJob):
     def run_unit(self, unit: int, worker: int) -> None:
         b = self.blit
         s, d = b.src_box, b.dst_box
-        sv = b.src.level_view(b.src_level, s.z, s.depth, storage=self.src_storage)
-        sv = sv[:, s.y : s.y + s.height, s.x : s.x + s.width].copy()
-        dv = b.dst.level_view(b.dst_level, d.z, d.depth, storage=self.dst_storage)
-        dv[:, d.y : d.y + d.height, d.x : d.x + d.width] = sv
+        for k in range(_samples(b.src)):  # (lp_resource_copy_ms: every sample)
+            sv = b.src.level_view(b.src_level, s.z, s.depth, storage=self.src_storage, sample=k)
+            sv = sv[:, s.y : s.y + s.height, s.x : s.x + s.width].copy()
+            dv = b.dst.level_view(b.dst_level, d.z, d.depth, storage=self.dst_storage, sample=k)
+            dv[:, d.y : d.y + d.height, d.x : d.x + d.width] = sv
+
+
+def _fast_resolve(b: Blit) -> bool:
+    """An unscaled, unflipped resolve between the same 4 x 8-bit UNORM format,
+    inside both levels, with nothing masked, scissored or blended: every
+    pixel is the average of its source samples, computed on words."""
+    from .scene import make_color_target
+
+    d, s = b.dst_box, b.src_box
+    return (
+        b.samples_mode == "resolve"
+        and b.kind == "color"
+        and b.src_desc.format == b.dst_desc.format
+        and make_color_target(b.src, b.src_level, 0, b.src.storage, b.src_desc).kind == "unorm8"
+        and (s.width, s.height, s.depth) == (d.width, d.height, d.depth)
+        and _box_inside(b.src, b.src_level, s)
+        and _box_inside(b.dst, b.dst_level, d)
+        and b.mask & 0xF == 0xF
+        and b.scissor is None
+        and not b.window_rects
+        and not b.window_include
+        and not b.alpha_blend
+    )
+
+
+# fl32(k / 255) for every byte: the UNORM8 texel as TXF returns it
+_UNORM8 = (np.arange(256, dtype=F32) * F32(1.0 / 255)).astype(F32)
+
+
+def _resolve_rows(plan: _Plan, li: int, ya: int, yb: int) -> None:
+    """The blitter's resolve (util_make_fs_msaa_resolve: the samples summed
+    in float, times 1/N, stored as UNORM8) on whole words: a pixel whose
+    samples are one word keeps it (the float arithmetic gives the same bytes
+    back for every byte value), the others go through the float sums."""
+    b = plan.blit
+    d, s = b.dst_box, b.src_box
+    dz = plan.layers[li].dst_layer
+    sz = s.z + (dz - d.z)
+    rows = slice(ya - d.y + s.y, yb - d.y + s.y)
+    cols = slice(s.x, s.x + s.width)
+    n = _samples(b.src)
+    words = [
+        b.src.typed_view(np.uint32, 1, b.src_level, sz, storage=plan.src_storage, sample=k)[
+            rows, cols
+        ]
+        for k in range(n)
+    ]
+    out = b.dst.typed_view(np.uint32, 1, b.dst_level, dz, storage=plan.dst_storage)[
+        ya:yb, d.x : d.x + d.width
+    ]
+    same = words[0] == words[1]
+    for w in words[2:]:
+        same &= words[0] == w
+    np.copyto(out, words[0], where=same)
+    if same.all():
+        return
+    ys, xs = np.nonzero(~same)
+    total = None
+    for w in words:
+        v = np.take(_UNORM8, w[ys, xs][:, None].view(np.uint8))  # (m, 4) floats
+        total = v if total is None else (total + v).astype(F32)
+    mean = (total * F32(1.0 / n)).astype(F32)
+    from ..util.format import float_to_unorm
+
+    out[ys, xs] = float_to_unorm(mean, 8).view(np.uint32)[:, 0]
 
 
 def _window_mask(b: Blit, ys: np.ndarray, xs: np.ndarray) -> np.ndarray | None:
@@ -806,6 +901,9 @@ def _window_mask(b: Blit, ys: np.ndarray, xs: np.ndarray) -> np.ndarray | None:
 
 def _run_band(plan: _Plan, li: int, ya: int, yb: int) -> None:
     b = plan.blit
+    if plan.fast_resolve:
+        _resolve_rows(plan, li, ya, yb)
+        return
     layer = plan.layers[li]
     ts = layer.tris
     cov = cover_rows(ts, ya, yb)
@@ -822,26 +920,61 @@ def _run_band(plan: _Plan, li: int, ya: int, yb: int) -> None:
     n = int(lanes.size)
     chans = [0, 1]
     s, t = (v.reshape(-1)[lanes] for v in interpolate(ts, 0, chans, ys, xs, owner))
-    values = None
-    if plan.view is not None:
-        values = _sample(plan, plan.view, layer, s, t, n)
-    stencil = None
-    if plan.stencil_view is not None:
-        stencil = _sample(plan, plan.stencil_view, layer, s, t, n)[0]
     py = np.broadcast_to(ys[:, None], alive.shape).reshape(-1)[lanes]
     px = np.broadcast_to(xs[None, :], alive.shape).reshape(-1)[lanes]
-    if b.kind == "color":
-        _write_color(plan, layer.dst_layer, py, px, values)
+    mode = b.samples_mode
+    ns, nd = _samples(b.src), _samples(b.dst)
+
+    def fetch(sample: int | None) -> tuple[Any, Any]:
+        values = stencil = None
+        if plan.view is not None:
+            values = _sample(plan, plan.view, layer, s, t, n, sample)
+        if plan.stencil_view is not None:
+            stencil = _sample(plan, plan.stencil_view, layer, s, t, n, sample)[0]
+        return values, stencil
+
+    if mode == "resolve":  # util_make_fs_msaa_resolve: sum the samples, times 1/N
+        values = None
+        for k in range(ns):
+            v, _ = fetch(k)
+            values = v if values is None else [np.add(a, c, dtype=F32) for a, c in zip(values, v)]
+        values = [(v * F32(1.0 / ns)).astype(F32) for v in values]
+        writes = [(0, values, None)]
+    elif mode == "per_sample":
+        writes = [(k, *fetch(k)) for k in range(nd)]
     else:
-        _write_zs(plan, layer.dst_layer, py, px, values[0] if values else None, stencil)
+        values, stencil = fetch(0 if mode == "sample0" else None)
+        writes = [(k, values, stencil) for k in range(nd)]  # (replicate: every sample)
+    for sample, values, stencil in writes:
+        if b.kind == "color":
+            _write_color(plan, layer.dst_layer, py, px, values, sample)
+        else:
+            z = values[0] if values else None
+            _write_zs(plan, layer.dst_layer, py, px, z, stencil, sample)
 
 
-def _sample(plan: _Plan, view: BoundView, layer: _Layer, s, t, n: int) -> list[np.ndarray]:
-    """The blitter's texture instruction for ``n`` pixels."""
+def _sample(
+    plan: _Plan, view: BoundView, layer: _Layer, s, t, n: int, sample: int | None = None
+) -> list[np.ndarray]:
+    """The blitter's texture instruction for ``n`` pixels (``sample``: the
+    texel fetch of that sample of a multisample source)."""
     target = plan.target
     units = TextureBindings([view], [plan.sampler])
     fields: dict[str, Any] = {}
     lc = layer.layer_coord
+    if sample is not None:
+        # util_make_fs_blit_msaa_* / _msaa_resolve: FLR, F2I, clamp to the
+        # level, TXF of the sample
+        lay = view.resource.levels[view.first_level]
+        fields["s"] = np.clip(np.floor(s), 0, lay.width - 1).astype(np.int32)
+        fields["t"] = np.clip(np.floor(t), 0, lay.height - 1).astype(np.int32)
+        if target == "2D_ARRAY":
+            fields["layer"] = np.full(n, int(F32(lc)), np.int32)
+        req = TexRequest(
+            op="fetch", unit=0, sampler=0, target=target + "_MSAA", n=n,
+            sample=np.full(n, sample, np.int32), **fields,
+        )  # fmt: skip
+        return [np.asarray(c) for c in units.execute(req)]
     if plan.use_txf:
         # FLR of the coordinates the shader's write mask covers, F2I of all
         xi = np.floor(s).astype(np.int32)
@@ -876,13 +1009,17 @@ class _WriteState:
     blend_color = (0.0, 0.0, 0.0, 0.0)
 
 
-def _write_color(plan: _Plan, layer: int, py, px, values: list[np.ndarray]) -> None:
+def _write_color(
+    plan: _Plan, layer: int, py, px, values: list[np.ndarray], sample: int = 0
+) -> None:
     from workers.fragment import write_color
 
     from .scene import make_color_target
 
     b = plan.blit
-    target = make_color_target(b.dst, b.dst_level, layer, plan.dst_storage, desc=b.dst_desc)
+    target = make_color_target(
+        b.dst, b.dst_level, layer, plan.dst_storage, desc=b.dst_desc, sample=sample
+    )
     colormask = b.mask & int(Mask.RGBA)
     rt = _BLEND_OVER if b.alpha_blend else RtBlendState()
     rt = dataclasses.replace(rt, colormask=colormask)
@@ -899,11 +1036,11 @@ def _write_color(plan: _Plan, layer: int, py, px, values: list[np.ndarray]) -> N
     write_color(target, (py, px), False, None, color, rt, _WriteState())
 
 
-def _write_zs(plan: _Plan, layer: int, py, px, z, stencil) -> None:
+def _write_zs(plan: _Plan, layer: int, py, px, z, stencil, sample: int = 0) -> None:
     b = plan.blit
     res = b.dst
     layout = depth_layout(b.dst_desc.format)
-    raw = res.level_view(b.dst_level, layer, 1, storage=plan.dst_storage)[0]
+    raw = res.level_view(b.dst_level, layer, 1, storage=plan.dst_storage, sample=sample)[0]
     if layout.split:
         if b.write_depth:
             zview = raw[..., 0:4].view(np.float32)[..., 0]
@@ -911,7 +1048,9 @@ def _write_zs(plan: _Plan, layer: int, py, px, z, stencil) -> None:
         if b.write_stencil:
             raw[py, px, 4] = np.asarray(stencil).astype(np.uint8)
         return
-    words = res.typed_view(layout.word, 1, b.dst_level, layer, storage=plan.dst_storage)
+    words = res.typed_view(
+        layout.word, 1, b.dst_level, layer, storage=plan.dst_storage, sample=sample
+    )
     old = words[py, px].astype(np.uint64)
     keep = (1 << (8 * layout.word.itemsize)) - 1
     new = np.zeros(py.size, np.uint64)

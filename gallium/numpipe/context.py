@@ -379,6 +379,11 @@ def check_framebuffer_state(state: Any) -> FramebufferState:
             raise bad_value("state.zsbuf", "must be a depth/stencil surface", zs.format)
         if zs.width < width or zs.height < height:
             raise bad_value("state.zsbuf", f"must be at least {width}x{height}", zs)
+    counts = {max(1, s.texture.nr_samples) for s in [*cbufs, zs] if s is not None}
+    if len(counts) > 1:
+        raise bad_value(
+            "state", "must have surfaces of one sample count", sorted(counts)
+        )  # (pipe_framebuffer_state: every attachment has the framebuffer's samples)
     return FramebufferState(
         width=width, height=height, layers=layers, samples=samples, cbufs=cbufs, zsbuf=zs
     )
@@ -517,6 +522,11 @@ def check_sample_mask(mask: Any) -> int:
     return int(mask) & 0xFFFFFFFF
 
 
+def check_min_samples(min_samples: Any) -> int:
+    """set_min_samples' count: 1 to the largest sample count (4)."""
+    return check_int("min_samples", min_samples, 0, 32) or 1
+
+
 def check_scissor_states(start: Any, scissors: Any) -> tuple[int, tuple[ScissorState, ...]]:
     """Validate and copy scissors: the returned states are private to the driver."""
     scissors = _sequence("scissors", scissors)
@@ -634,6 +644,7 @@ class NumpipeContext:
         self._blend_color = (0.0, 0.0, 0.0, 0.0)
         self._stencil_ref = (0, 0)
         self._sample_mask = 0xFFFFFFFF
+        self._min_samples = 1
         self._window: tuple[bool, tuple] = (False, ())  # window rectangles: exclude none
         self._clip = ClipState()
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
@@ -753,8 +764,13 @@ class NumpipeContext:
         self._apply_rasterizer(check_rasterizer_cso(cso))
 
     def _apply_rasterizer(self, cso: RasterizerCSO) -> None:
+        old = self._rast.state
         self._rast = cso
         self._invalidate("program", "region")
+        new = cso.state
+        if (old.multisample, old.half_pixel_center) != (new.multisample, new.half_pixel_center):
+            # (the multisample state: FragmentBase.sample_opts)
+            self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_rasterizer_state(self, cso: RasterizerCSO) -> None:
         if not isinstance(cso, RasterizerCSO):
@@ -1031,9 +1047,25 @@ class NumpipeContext:
         self._snap["fbase"] = self._snap["frag"] = None
 
     def set_min_samples(self, min_samples: int) -> None:
+        """More than 1: shade once per sample of a multisampled framebuffer."""
         self._check_alive()
-        if min_samples > 1:
-            raise UnsupportedError("sample shading is not supported (no multisampling)")
+        self._apply_min_samples(check_min_samples(min_samples))
+
+    def _apply_min_samples(self, min_samples: int) -> None:
+        if min_samples != self._min_samples:
+            self._min_samples = min_samples
+            self._snap["fbase"] = self._snap["frag"] = None
+
+    def get_sample_position(self, sample_count: int, sample_index: int) -> tuple[float, float]:
+        """Where sample ``sample_index`` of a ``sample_count``-sample pixel lies
+        (x, y in [0, 1) from the pixel's top-left corner)."""
+        from workers.msaa import sample_position
+
+        count = check_int("sample_count", sample_count)
+        if count not in (0, 1, 2, 4):
+            raise bad_value("sample_count", "must be 1, 2 or 4 (the supported counts)", count)
+        index = check_int("sample_index", sample_index, 0, max(1, count) - 1)
+        return sample_position(count, index)
 
     def set_clip_state(self, state: ClipState) -> None:
         self._check_alive()
@@ -1124,6 +1156,8 @@ class NumpipeContext:
         new = check_framebuffer_state(state)
         if _fb_key(new) != _fb_key(self._fb) and (self._scene is not None or self._draws.queue):
             self._submit_scene()
+        if _fb_samples(new) != _fb_samples(self._fb):
+            self._invalidate("program")  # (VertexProgram.multisample)
         self._fb = new
         self._invalidate("region", "fbase", "frag")
 
@@ -1181,10 +1215,39 @@ class NumpipeContext:
                 resources.add(res)
             self._scene_seq += 1
             scene = Scene(fb.width, fb.height, cbufs, zs, label=f"scene {self._scene_seq}")
+            samples = _fb_samples(fb)
+            if samples > 1:
+                scene.set_samples(samples, *self._sample_targets(samples))
             scene.resources |= resources
             scene.seq = self._scene_seq  # type: ignore[attr-defined]
             self._scene = scene
         return self._scene
+
+    def _sample_targets(self, samples: int) -> tuple[list, list]:
+        """The colour and depth targets of samples 1..samples-1 of the bound
+        surfaces (cropped to the framebuffer, as sample 0's)."""
+        fb = self._fb
+        h, w = fb.height, fb.width
+        cbufs, zss = [], []
+        for sample in range(1, samples):
+            row = []
+            for s in fb.cbufs:
+                if s is None:
+                    row.append(None)
+                    continue
+                res = s.texture
+                t = make_color_target(res, s.level, s.first_layer, res.storage, _desc(s), sample)
+                row.append(t)
+            cbufs.append(row)
+            zs = None
+            if fb.zsbuf is not None:
+                s = fb.zsbuf
+                zs = make_depth_target(s.texture, s.level, s.first_layer, s.texture.storage, sample)
+                zs.words = zs.words[:h, :w]
+                if zs.stencil is not None:
+                    zs.stencil = zs.stencil[:h, :w]
+            zss.append(zs)
+        return cbufs, zss
 
     def _render_condition_passes(self) -> bool:
         query, condition, mode = self._render_cond
@@ -1240,29 +1303,38 @@ class NumpipeContext:
         self.stats["clears"] += 1
 
     def _clear_other_layers(self, cmd: ClearCmd, bits: int, color: Any) -> None:
-        """A layered surface's layers after its first are cleared with it
-        (llvmpipe clears every layer of the framebuffer)."""
+        """A layered surface's layers after its first, and every sample after
+        the first of a multisampled one, are cleared with it (llvmpipe clears
+        every layer and sample of the framebuffer)."""
         fb = self._fb
         h, w = fb.height, fb.width
+        samples = _fb_samples(fb)
+
+        def planes(s: Surface) -> list[tuple[int, int]]:
+            return [
+                (layer, sample)
+                for layer in range(s.first_layer, s.last_layer + 1)
+                for sample in range(samples)
+                if (layer, sample) != (s.first_layer, 0)
+            ]
+
         for i, s in enumerate(fb.cbufs):
-            if s is None or s.last_layer == s.first_layer or not bits & (_CLEAR_COLOR0 << i):
+            if s is None or not bits & (_CLEAR_COLOR0 << i):
                 continue
             from workers.fragment import pack_clear_color
 
-            for layer in range(s.first_layer + 1, s.last_layer + 1):
-                t = make_color_target(s.texture, s.level, layer, s.texture.storage, _desc(s))
+            for layer, sample in planes(s):
+                t = make_color_target(
+                    s.texture, s.level, layer, s.texture.storage, _desc(s), sample
+                )
                 t.raw, t.typed = t.raw[:h, :w], None if t.typed is None else t.typed[:h, :w]
                 if t.words is not None:
                     t.words = t.words[:h, :w]
                 cmd.extra_colors.append((t, pack_clear_color(t, color)))
         s = fb.zsbuf
-        if (
-            s is not None
-            and s.last_layer > s.first_layer
-            and bits & (_CLEAR_DEPTH | _CLEAR_STENCIL)
-        ):
-            for layer in range(s.first_layer + 1, s.last_layer + 1):
-                zs = make_depth_target(s.texture, s.level, layer, s.texture.storage)
+        if s is not None and bits & (_CLEAR_DEPTH | _CLEAR_STENCIL):
+            for layer, sample in planes(s):
+                zs = make_depth_target(s.texture, s.level, layer, s.texture.storage, sample)
                 zs.words = zs.words[:h, :w]
                 if zs.stencil is not None:
                     zs.stencil = zs.stencil[:h, :w]
@@ -1353,11 +1425,16 @@ class NumpipeContext:
             data = src.storage[src_box.x : src_box.x + src_box.width].copy()
             dst.storage[dstx : dstx + src_box.width] = data
             return
-        sv = src.level_view(src_level, src_box.z, src_box.depth)[
-            :, src_box.y : src_box.y + src_box.height, src_box.x : src_box.x + src_box.width
-        ].copy()
-        dv = dst.level_view(dst_level, dstz, src_box.depth)
-        dv[:, dsty : dsty + src_box.height, dstx : dstx + src_box.width] = sv
+        # every sample of a multisample destination (lp_resource_copy_ms: a
+        # single-sample source's texels to each); sample 0 of a multisample
+        # source into a single-sample destination
+        for k in range(max(1, dst.nr_samples)):
+            sk = min(k, max(1, src.nr_samples) - 1)
+            sv = src.level_view(src_level, src_box.z, src_box.depth, sample=sk)[
+                :, src_box.y : src_box.y + src_box.height, src_box.x : src_box.x + src_box.width
+            ].copy()
+            dv = dst.level_view(dst_level, dstz, src_box.depth, sample=k)
+            dv[:, dsty : dsty + src_box.height, dstx : dstx + src_box.width] = sv
 
     def draw_vbo(self, info: DrawInfo) -> None:
         """Draw primitives (context.rst "Drawing").
@@ -1523,8 +1600,9 @@ class NumpipeContext:
             self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
         # (by identity: CSOs compare by value, and the program keeps them alive)
+        multisample = bool(rast.multisample) and _fb_samples(self._fb) > 1
         key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, tuple(link), sprite)
-        key += (vkey, gkey)
+        key += (vkey, gkey, multisample)
         prog = self._programs.get(key)
         if prog is None:
             if len(self._programs) >= 256:
@@ -1544,6 +1622,7 @@ class NumpipeContext:
                 max_point_size=MAX_POINT_WIDTH,
                 max_line_width=MAX_LINE_WIDTH,
                 keep=(self._velems, self._rast),
+                multisample=multisample,
             )
         return prog
 
@@ -1643,6 +1722,8 @@ class NumpipeContext:
         stat_queries = tuple(
             q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
         )
+        rast = self._rast.state
+        sample_opts = (self._min_samples, bool(rast.multisample), bool(rast.half_pixel_center))
         key = (  # (by identity: the base keeps the objects alive)
             id(fs),
             tkey,
@@ -1652,6 +1733,7 @@ class NumpipeContext:
             self._blend_color,
             self._sample_mask,
             self._window,
+            sample_opts,
             tuple(id(c) for c in counters),
             tuple(id(q) for q in stat_queries),
         )
@@ -1672,6 +1754,7 @@ class NumpipeContext:
                 blend_color=self._blend_color,
                 sample_mask=self._sample_mask,
                 window=self._window,
+                sample_opts=sample_opts,
                 counters=counters,
                 stat_queries=stat_queries,
             )
@@ -2252,6 +2335,14 @@ def _clear_zs_box(target: Any, sl: tuple, clear_flags: int, depth: float, stenci
         s = (int(stencil) & ((1 << layout.s_bits) - 1)) << layout.s_shift
         value = (value & ~np.uint64(layout.s_mask)) | np.uint64(s)
     words[...] = value.astype(words.dtype)
+
+
+def _fb_samples(fb: FramebufferState) -> int:
+    """The framebuffer's sample count: its surfaces' (all the same), else ``samples``."""
+    for s in [*fb.cbufs, fb.zsbuf]:
+        if s is not None:
+            return max(1, s.texture.nr_samples)
+    return max(1, fb.samples)
 
 
 def _desc(surface: Surface):

@@ -249,8 +249,6 @@ def make_rasterizer(templ: RasterizerState) -> RasterizerCSO:
                 raise UnsupportedError(
                     f"state.{name}={mode.name}: only PIPE_POLYGON_MODE_FILL is implemented"
                 )
-    if templ.multisample:
-        raise UnsupportedError("multisample rasterization is not implemented by numpipe yet")
     if templ.poly_stipple_enable:
         raise UnsupportedError("polygon stipple is not implemented by numpipe yet")
     if templ.offset_tri and (templ.offset_units or templ.offset_scale):

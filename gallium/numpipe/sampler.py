@@ -186,8 +186,16 @@ class TextureBindings:
         """Answer one texture request with four channels of ``req.n`` lanes."""
         op = req.op
         n = int(req.n)
-        if op == "samples":
-            return [np.full(n, 1, I32), np.zeros(n, I32), np.zeros(n, I32), np.zeros(n, I32)]
+        if op == "samples":  # TXQS
+            count = self._image(req.unit, op).samples
+            return [np.full(n, count, I32), np.zeros(n, I32), np.zeros(n, I32), np.zeros(n, I32)]
+        if op == "sample_pos":  # SAMPLE_POS of a view: its resource's sample positions
+            from workers.msaa import sample_position
+
+            count = self._image(req.unit, op).samples
+            idx = np.clip(_i32(req.sample, n), 0, count - 1)
+            table = np.array([sample_position(count, k) for k in range(count)], F32)
+            return [table[idx, 0], table[idx, 1], np.zeros(n, F32), np.zeros(n, F32)]
         img = self._image(req.unit, op)
         if op == "size":
             return _size_query(img, req, n)
@@ -195,6 +203,11 @@ class TextureBindings:
             return _fetch_op(img, req, n)
         if op not in ("sample", "gather", "lod"):
             raise UnsupportedError(f"texture operation {op!r} is not implemented by numpipe")
+        if img.samples > 1:
+            raise UnsupportedError(
+                f"{op} on a multisample texture ({img.samples} samples): only texel fetch "
+                "(TXF), size and sample-count queries read multisample textures"
+            )
         state = self._sampler(req.sampler, op)
         return _SampleOp(img, state, req, n).run()
 
@@ -429,11 +442,9 @@ class _Image:
 
     def __init__(self, view: BoundView) -> None:
         res = view.resource
-        if getattr(res, "nr_samples", 0) > 1:
-            raise UnsupportedError(
-                f"sampling a multisample resource ({res.nr_samples} samples) is not "
-                "supported by numpipe"
-            )
+        # A multisample resource's samples follow one another (Resource.sample_stride).
+        self.samples = max(1, int(getattr(res, "nr_samples", 0) or 0))
+        self.sample_stride = int(getattr(res, "sample_stride", 0))
         if not sampleable(view.desc):
             raise UnsupportedError(
                 f"sampling {view.desc.name if view.desc else 'this format'} is not supported "
@@ -2198,9 +2209,14 @@ def _fetch_op(img: _Image, req: TexRequest, n: int) -> list[Any]:
     z = _i32(req.r, n).astype(np.int64) if req.r is not None and img.dims >= 3 else None
     oob = np.zeros(n, bool)
     sample = getattr(req, "sample", None)
+    sample_off: Any = 0
     if sample is not None:
-        # Single-sample views hold sample 0 only; other indices read out of range.
-        oob |= np.broadcast_to(_i32(sample, n) != 0, (n,))
+        # sample indices beyond the view's samples read out of range (a
+        # single-sample view holds sample 0 only)
+        si = _i32(sample, n).astype(np.int64)
+        oob |= (si < 0) | (si >= img.samples)
+        if img.samples > 1:
+            sample_off = np.clip(si, 0, img.samples - 1) * img.sample_stride
     if img.is_buffer:
         level: Any = 0
     else:
@@ -2237,7 +2253,7 @@ def _fetch_op(img: _Image, req: TexRequest, n: int) -> list[Any]:
             z = np.where(oob, 0, z)
         if np.ndim(level):
             level = np.where(oob, img.first_level, level)
-    chans = img.texels(img.byte_offsets(level, x, y, z))
+    chans = img.texels(img.byte_offsets(level, x, y, z) + sample_off)
     if any_oob:
         # A zero texel after the format swizzle: missing channels keep their 0 / 1.
         zero = _decode(img.fi, np.zeros((1, img.bb), np.uint8))

@@ -296,6 +296,19 @@ class Scene:
         self.triangles = 0
         self.counters: set[OcclusionCounter] = set()
         self._proc_lock = threading.Lock()  # guards the band processes' blob (workers/bandproc.py)
+        # Multisampling: the targets of samples 1.. (cbufs and zsbuf are
+        # sample 0's); the rasterizer makes one pass a sample (workers/msaa.py).
+        self.samples = 1
+        self.sample_cbufs: list[list[ColorTarget | None]] = []
+        self.sample_zs: list[DepthTarget | None] = []
+
+    def set_samples(
+        self, samples: int, cbufs: list[list[ColorTarget | None]], zs: list[DepthTarget | None]
+    ) -> None:
+        """Make the scene multisampled: ``cbufs[s - 1]`` / ``zs[s - 1]`` are sample s's."""
+        self.samples = samples
+        self.sample_cbufs = cbufs
+        self.sample_zs = zs
 
     # -- recording (driver thread) ------------------------------------------------
 
@@ -330,7 +343,7 @@ class Scene:
         if last.states is None and (last.state is state or state.shades_like(last.state)):
             last.parts.append(tris)
             return True
-        if not MULTISTATE:
+        if not MULTISTATE or self.samples > 1:  # (workers/msaa.py: one state a command)
             self.commands.append(DrawCmd(state, [tris]))
             return False
         index = last.state_index(state)
@@ -345,7 +358,7 @@ class Scene:
         whether they joined the previous command."""
         if tris.count == 0:
             return False
-        if not MULTISTATE:  # draw by draw (runs of one state)
+        if not MULTISTATE or self.samples > 1:  # draw by draw (runs of one state)
             cuts = (np.flatnonzero(tri_state[1:] != tri_state[:-1]) + 1).tolist()
             joined = []
             for a, b in zip([0, *cuts], [*cuts, tris.count]):
@@ -433,23 +446,31 @@ class Scene:
         self.fence.signal()
 
 
-def make_depth_target(resource: Any, level: int, layer: int, storage: np.ndarray) -> DepthTarget:
+def make_depth_target(
+    resource: Any, level: int, layer: int, storage: np.ndarray, sample: int = 0
+) -> DepthTarget:
     layout = depth_layout(resource.format)
     if layout.split:
-        raw = resource.level_view(level, layer, 1, storage=storage)[0]
+        raw = resource.level_view(level, layer, 1, storage=storage, sample=sample)[0]
         words = raw[..., 0:4].view(np.float32)[..., 0]
         stencil = raw[..., 4]
         return DepthTarget(layout, words, stencil, resource)
-    words = resource.typed_view(layout.word, 1, level, layer, storage=storage)
+    words = resource.typed_view(layout.word, 1, level, layer, storage=storage, sample=sample)
     return DepthTarget(layout, words, None, resource)
 
 
 def make_color_target(
-    resource: Any, level: int, layer: int, storage: np.ndarray, desc: FormatDesc | None = None
+    resource: Any,
+    level: int,
+    layer: int,
+    storage: np.ndarray,
+    desc: FormatDesc | None = None,
+    sample: int = 0,
 ) -> ColorTarget:
-    """The target for one layer of a level, in ``desc``'s format (default: the resource's)."""
+    """The target for one layer of a level (one sample of it), in ``desc``'s
+    format (default: the resource's)."""
     desc = resource.desc if desc is None else desc
-    raw = resource.level_view(level, layer, 1, storage=storage)[0]
+    raw = resource.level_view(level, layer, 1, storage=storage, sample=sample)[0]
     names = [c.name for c in desc.channels]
     if (
         desc.layout == "array"
@@ -457,9 +478,9 @@ def make_color_target(
         and len(names) == 4
         and set(names) <= {"R", "G", "B", "A", "X"}
     ):
-        typed = resource.typed_view(np.uint8, 4, level, layer, storage=storage)
+        typed = resource.typed_view(np.uint8, 4, level, layer, storage=storage, sample=sample)
         perm = tuple(names.index(ch) if ch in names else -1 for ch in "RGBA")
-        words = resource.typed_view(np.uint32, 1, level, layer, storage=storage)
+        words = resource.typed_view(np.uint32, 1, level, layer, storage=storage, sample=sample)
         return ColorTarget(desc, raw, "unorm8", typed, perm, resource, words)
     if (
         desc.layout == "array"
@@ -467,7 +488,9 @@ def make_color_target(
         and set(names) <= {"R", "G", "B", "A"}
         and names == ["R", "G", "B", "A"][: len(names)]
     ):
-        typed = resource.typed_view(np.float32, len(names), level, layer, storage=storage)
+        typed = resource.typed_view(
+            np.float32, len(names), level, layer, storage=storage, sample=sample
+        )
         if typed.ndim == 2:
             typed = typed[..., None]
         perm = tuple(range(len(names)))

@@ -46,6 +46,10 @@ from .resource import Resource, format_desc_or_error, normalize_template
 from .sampler import sampleable
 
 MAX_TEXTURE_SIZE = 16384
+# Sample counts of multisample resources (llvmpipe: 4; 2 with the standard
+# positions, workers/msaa.py) and the targets that take them.
+SAMPLE_COUNTS = (2, 4)
+_MSAA_TARGETS = (TextureTarget.TEXTURE_2D, TextureTarget.TEXTURE_2D_ARRAY)
 MAX_TEXTURE_LEVELS = 15  # 16384 = 2**14
 
 # Integer caps.  Every cap screen.rst names is here; 0 means "not supported
@@ -143,7 +147,9 @@ _CAPS: dict[Cap, int] = {
     Cap.TEXTURE_BUFFER_OFFSET_ALIGNMENT: 16,
     Cap.MAX_TEXTURE_BUFFER_SIZE: 1 << 27,
     Cap.TEXTURE_GATHER_OFFSETS: 0,  # one offset per gather only
-    Cap.TEXTURE_MULTISAMPLE: 0,
+    # multisampling (workers/msaa.py): 2 and 4 samples, per-sample shading
+    Cap.TEXTURE_MULTISAMPLE: 1,
+    Cap.SAMPLE_SHADING: 1,
     # shader arithmetic (gallium/tgsi): doubles and 64-bit integers run
     Cap.DOUBLES: 1,
     Cap.INT64: 1,
@@ -355,8 +361,16 @@ class NumpipeScreen:
             Bind(bindings)
         except ValueError:
             return False
-        if sample_count > 1 or storage_sample_count > 1:
+        if storage_sample_count > 1 and storage_sample_count != sample_count:
             return False
+        if sample_count > 1:
+            # 2 and 4 samples (llvmpipe: 4), on 2D textures and arrays, for
+            # what is supported with one sample (but shader images)
+            if sample_count not in SAMPLE_COUNTS or target not in _MSAA_TARGETS:
+                return False
+            if int(bindings) & int(Bind.SHADER_IMAGE | Bind.SHADER_BUFFER | Bind.VERTEX_BUFFER):
+                return False
+            return self.is_format_supported(format, target, 0, bindings)
         if fmt == Format.NONE:
             return tgt == TextureTarget.BUFFER and not bindings & ~int(
                 Bind.VERTEX_BUFFER
@@ -399,9 +413,26 @@ class NumpipeScreen:
         t = normalize_template(templ)
         desc = format_desc_or_error(t.format)
         if t.nr_samples > 1:
-            raise bad_value(
-                "templ.nr_samples", "must be 0 or 1: numpipe has no multisampling", t.nr_samples
-            )
+            if t.nr_samples not in SAMPLE_COUNTS:
+                raise bad_value(
+                    "templ.nr_samples", f"must be 0, 1 or one of {SAMPLE_COUNTS}", t.nr_samples
+                )
+            if t.target not in _MSAA_TARGETS:
+                raise bad_value(
+                    "templ.target", "must be TEXTURE_2D or TEXTURE_2D_ARRAY when multisampled",
+                    t.target.name,
+                )  # fmt: skip
+            if t.last_level:
+                raise bad_value("templ.last_level", "must be 0 when multisampled", t.last_level)
+            if t.bind and not self.is_format_supported(
+                t.format, t.target, t.nr_samples, int(t.bind)
+            ):
+                raise bad_value(
+                    "templ.format",
+                    f"is not supported with {t.nr_samples} samples and bind flags "
+                    f"{Bind(int(t.bind))!r}",
+                    Format(t.format).name,
+                )
         if t.target != TextureTarget.BUFFER:
             if desc is None:
                 raise bad_value("templ.format", "must not be PIPE_FORMAT_NONE for a texture")

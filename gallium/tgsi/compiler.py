@@ -306,8 +306,6 @@ _RUNTIME: dict[str, Any] = {
 # Opcodes numpipe knows but cannot run, with the reason.
 _UNSUPPORTED = {
     "FBFETCH": "framebuffer fetch needs the destination colour, which kernels do not receive",
-    "SAMPLE_POS": "multisample positions are not supported (numpipe renders one sample)",
-    "SAMPLE_INFO": "multisample queries are not supported (numpipe renders one sample)",
     "IMG2HND": "bindless images are not supported",
     "SAMP2HND": "bindless samplers are not supported",
     "BALLOT": "subgroup operations are not supported (no fixed subgroup size)",

@@ -311,3 +311,45 @@ def _lod(g: Any, inst: Instruction) -> None:
     g.emit(f"{res} = rt.tex_exec(env.textures, _TexRequest({args}), {unit}, {sampler}, {g.mask})")
     sw = _swizzle(inst, 1)
     g.write(inst, {c: (f"{res}[{sw[c]}]" if sw[c] < 2 else "_F32(0.0)", "f") for c in range(4)})
+
+
+# -- multisample queries --------------------------------------------------------------
+
+
+@register("SAMPLE_INFO")
+def _sample_info(g: Any, inst: Instruction) -> None:
+    """``SAMPLE_INFO dst, source``: (sample count, 0, 0, 0) of a sampler view
+    (as TXQS) or, for any other source, of the render target when shading
+    per sample (1 otherwise), the source's swizzle applied."""
+    reg = inst.src[0].reg if inst.src else None
+    res = g.tmp("info")
+    if reg is not None and reg.file in ("SVIEW", "SAMP"):
+        unit = _unit(g, inst, 0, ("SVIEW", "SAMP"))
+        g.emit(
+            f"{res} = rt.tex_exec(env.textures, _TexRequest(op='samples', unit=0, sampler=0, "
+            f"target='2D_MSAA', n=n), {unit}, {unit}, {g.mask})"
+        )
+    else:
+        g.emit(f"{res} = rt.sample_info(env.system_values)")
+    sw = _swizzle(inst, 0)
+    g.write(inst, {c: (f"{res}[{sw[c]}]", "i") for c in range(4)})
+
+
+@register("SAMPLE_POS")
+def _sample_pos(g: Any, inst: Instruction) -> None:
+    """``SAMPLE_POS dst, source, sample_index``: (x, y, 0, 0) in [0, 1) of the
+    sample of a sampler view's resource or, for any other source, of the
+    render target when shading per sample ((0.5, 0.5) otherwise)."""
+    reg = inst.src[0].reg if inst.src else None
+    index = g.src(inst, 1, 0, "i")
+    res = g.tmp("pos")
+    if reg is not None and reg.file in ("SVIEW", "SAMP"):
+        unit = _unit(g, inst, 0, ("SVIEW", "SAMP"))
+        g.emit(
+            f"{res} = rt.tex_exec(env.textures, _TexRequest(op='sample_pos', unit=0, sampler=0, "
+            f"target='2D_MSAA', n=n, sample={index}), {unit}, {unit}, {g.mask})"
+        )
+    else:
+        g.emit(f"{res} = rt.sample_pos(env.system_values, {index}, n)")
+    sw = _swizzle(inst, 0)
+    g.write(inst, {c: (f"{res}[{sw[c]}]", "f") for c in range(4)})

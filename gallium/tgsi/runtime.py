@@ -731,6 +731,26 @@ def const_read2(consts: list[Any], bidx: Any, idx: Any, chan: int, t: type, n: i
 # ----------------------------------------------------------------------------
 
 
+def sample_info(values: dict[str, Any]) -> list[Any]:
+    """SAMPLE_INFO of the render target: (samples when the fragment shader
+    runs per sample, else 1; 0, 0, 0) as integer bits."""
+    info = values.get("__SAMPLE_INFO__")
+    count = int(info[0]) if info is not None and info[1] else 1
+    zero = np.array(0, I32).view(F32)
+    return [np.array(count, I32).view(F32), zero, zero, zero]
+
+
+def sample_pos(values: dict[str, Any], index: Any, n: int) -> list[Any]:
+    """SAMPLE_POS of the render target: the position of sample ``index``
+    (clamped to the samples) when shading per sample, else (0.5, 0.5)."""
+    info = values.get("__SAMPLE_INFO__")
+    table = values.get("__SAMPLE_POSITIONS__")
+    if info is None or not info[1] or table is None:
+        return [F32(0.5), F32(0.5), F32(0.0), F32(0.0)]
+    idx = np.clip(np.asarray(index, np.int64), 0, len(table) - 1)
+    return [table[idx, 0], table[idx, 1], F32(0.0), F32(0.0)]
+
+
 def chan_bits(x: Any) -> Any:
     """One result channel of a texture / memory call as float32-viewed 32-bit word."""
     if isinstance(x, np.ndarray | np.generic):

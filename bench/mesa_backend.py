@@ -3,7 +3,8 @@
 Used only inside a runner subprocess whose environment selects the driver
 (``GALLIUM_DRIVER``, ``LP_NUM_THREADS``) before Mesa loads.  The GL state
 mirrors :mod:`bench.numpipe_backend`: a user FBO with an RGBA8 colour
-renderbuffer and a 24-bit depth renderbuffer (moderngl's
+renderbuffer and a 24-bit depth renderbuffer (4-sample ones for the msaa
+scenes, resolved into an RGBA8 renderbuffer with glBlitFramebuffer) (moderngl's
 ``depth_renderbuffer`` is GL_DEPTH_COMPONENT24; numpipe uses Z24_UNORM_S8_UINT,
 the same 4 bytes per pixel), ``fbo.clear`` of colour and depth, one
 ``vao.render`` (or one compute dispatch), then ``ctx.finish()``.
@@ -46,9 +47,14 @@ class MesaScene:
                 fragment_shader=shader_source(scene.program, "frag"),
             )
         )
-        color = self._keep(gl.renderbuffer((size, size), 4, dtype="f1"))
-        depth = self._keep(gl.depth_renderbuffer((size, size)))
+        samples = scene.samples
+        color = self._keep(gl.renderbuffer((size, size), 4, samples=samples, dtype="f1"))
+        depth = self._keep(gl.depth_renderbuffer((size, size), samples=samples))
         self.fbo = self._keep(gl.framebuffer(color_attachments=[color], depth_attachment=depth))
+        self.resolved = None
+        if samples > 1:  # each frame ends with a resolve (glBlitFramebuffer) into this one
+            out = self._keep(gl.renderbuffer((size, size), 4, dtype="f1"))
+            self.resolved = self._keep(gl.framebuffer(color_attachments=[out]))
         vbo = self._keep(gl.buffer(data.vertices.astype("f4").tobytes()))
         names = [n for n in ("in_pos", "in_color", "in_uv") if n in prog]
         self.count = data.vertices.shape[0]
@@ -138,6 +144,8 @@ class MesaScene:
         self._state()
         self.fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
         self.vao.render(self.moderngl.TRIANGLES, vertices=self.count)
+        if self.resolved is not None:
+            self.gl.copy_framebuffer(self.resolved, self.fbo)  # glBlitFramebuffer
         self.gl.finish()
 
     def _frame_many(self) -> None:
@@ -177,7 +185,8 @@ class MesaScene:
     def read(self) -> np.ndarray:
         if self.scene.kind == "compute":
             return np.frombuffer(self.y.read(), np.float32).copy()
-        raw = self.fbo.read(components=4, alignment=1)
+        fbo = self.fbo if self.resolved is None else self.resolved
+        raw = fbo.read(components=4, alignment=1)
         return np.frombuffer(raw, np.uint8).reshape(self.size, self.size, 4).copy()
 
     def close(self) -> None:

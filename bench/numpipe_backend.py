@@ -78,13 +78,15 @@ class NumpipeScene:
 
     def _setup_draw(self) -> None:
         ctx, screen, size, scene = self.ctx, self.screen, self.size, self.scene
+        samples = scene.samples
         self.rt = screen.resource_create(
             pipe.ResourceTemplate(
                 target=pipe.TextureTarget.TEXTURE_2D,
                 format=COLOR_FMT,
                 width0=size,
                 height0=size,
-                bind=pipe.Bind.RENDER_TARGET,
+                nr_samples=samples,
+                bind=pipe.Bind.RENDER_TARGET | (pipe.Bind.SAMPLER_VIEW if samples else 0),
             )
         )
         zs = screen.resource_create(
@@ -93,9 +95,28 @@ class NumpipeScene:
                 format=ZS_FMT,
                 width0=size,
                 height0=size,
+                nr_samples=samples,
                 bind=pipe.Bind.DEPTH_STENCIL,
             )
         )
+        self.resolved = None
+        if samples > 1:  # each frame ends with a resolve into this one
+            self.resolved = screen.resource_create(
+                pipe.ResourceTemplate(
+                    target=pipe.TextureTarget.TEXTURE_2D,
+                    format=COLOR_FMT,
+                    width0=size,
+                    height0=size,
+                    bind=pipe.Bind.RENDER_TARGET | pipe.Bind.SAMPLER_VIEW,
+                )
+            )
+            box = pipe.Box(0, 0, 0, size, size, 1)
+            self.resolve = pipe.BlitInfo(
+                dst=pipe.BlitImage(self.resolved, 0, box, COLOR_FMT),
+                src=pipe.BlitImage(self.rt, 0, box, COLOR_FMT),
+                mask=pipe.Mask.RGBA,
+                filter=pipe.TexFilter.NEAREST,
+            )
         cbuf = ctx.create_surface(self.rt, pipe.SurfaceTemplate(format=COLOR_FMT))
         zsurf = ctx.create_surface(zs, pipe.SurfaceTemplate(format=ZS_FMT))
         ctx.set_framebuffer_state(
@@ -112,7 +133,9 @@ class NumpipeScene:
         # GL's ccw on a user FBO is Gallium's cw (mesa_conventions.md section 3); nothing is
         # culled here, so this only keeps the state identical to what Mesa runs.
         ctx.bind_rasterizer_state(
-            ctx.create_rasterizer_state(pipe.RasterizerState(front_ccw=False))
+            ctx.create_rasterizer_state(
+                pipe.RasterizerState(front_ccw=False, multisample=samples > 1)
+            )
         )
         dsa = pipe.DepthStencilAlphaState(
             depth=pipe.DepthState(
@@ -243,6 +266,8 @@ class NumpipeScene:
                 stencil=0,
             )
             ctx.draw_vbo(self.draw)
+            if self.resolved is not None:
+                ctx.blit(self.resolve)
         fence = ctx.flush()
         self.screen.fence_finish(None, fence, pipe.PIPE_TIMEOUT_INFINITE)
 
@@ -257,7 +282,10 @@ class NumpipeScene:
         else:
             s = self.size
             data, xfer = self.ctx.transfer_map(
-                self.rt, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, s, s, 1)
+                self.rt if self.resolved is None else self.resolved,
+                0,
+                pipe.Transfer.READ,
+                pipe.Box(0, 0, 0, s, s, 1),
             )
             out = np.array(data[0])
         self.ctx.transfer_unmap(xfer)

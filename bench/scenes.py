@@ -46,6 +46,7 @@ class Scene:
     size: int = 0  # a fixed framebuffer size (0: the run's --size)
     mixed: bool = False  # many: blend and fragment shader change between draws
     peers: tuple[str, ...] = ("llvmpipe", "softpipe")  # the Mesa drivers it runs on
+    samples: int = 0  # > 1: a multisampled framebuffer, resolved into RGBA8 every frame
 
     def build(self, size: int) -> SceneData:
         return _BUILDERS[self.name](size)
@@ -242,6 +243,8 @@ def _compute(size: int) -> SceneData:
 
 _BUILDERS = {
     "fill": _fill,
+    "msaa": _fill,
+    "msaa-medium": _medium,
     "medium": _medium,
     "small": _small,
     "blend": _blend,
@@ -311,6 +314,26 @@ SCENES: dict[str, Scene] = {
             needs="TGSI ALU opcodes",
             description="the fill triangle with a 40-instruction TGSI fragment shader "
             "(shaders/alu40.frag as compiled by Mesa: SIN/COS/EX2/POW/RSQ/SQRT/DP3/LRP/FRC/...)",
+        ),
+        Scene(
+            "msaa",
+            "4x MSAA full-screen triangle, resolved",
+            "color",
+            samples=4,
+            needs="multisampling",
+            peers=("llvmpipe",),  # (softpipe has no 4x)
+            description="the fill triangle into a 4-sample RGBA8 colour and depth buffer, then "
+            "a resolve blit (glBlitFramebuffer / pipe blit) into a single-sample RGBA8 buffer",
+        ),
+        Scene(
+            "msaa-medium",
+            "4x MSAA 10k medium triangles, depth test, resolved",
+            "color",
+            depth_test=True,
+            samples=4,
+            needs="multisampling",
+            peers=("llvmpipe",),
+            description="the medium scene into 4-sample buffers, then a resolve blit",
         ),
         Scene(
             "compute",

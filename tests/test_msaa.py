@@ -444,3 +444,29 @@ def test_min_samples_is_checked_at_the_call(ctx):
         ctx.set_min_samples(-1)
     ctx.set_min_samples(4)
     ctx.set_min_samples(1)
+
+
+def test_multisample_images_are_unsupported(screen, ctx):
+    res = ms_texture(screen, 8, 8, 4)
+    view = pipe.ImageView(resource=res, format=RGBA8, access=1)
+    with pytest.raises(gallium.UnsupportedError, match="multisample images"):
+        ctx.set_shader_images(pipe.ShaderType.COMPUTE, 0, [view])
+
+
+def test_shading_is_at_the_pixel_centre_without_half_pixel_centres(screen, ctx):
+    # a horizontal ramp interpolated with half_pixel_center off: multisampled
+    # pixels are still shaded at x + 0.5 (llvmpipe), single-sampled at x
+    w = 8
+    res = ms_texture(screen, w, 1, 4)
+    setup(ctx, res, fs=FS_COLOR.replace("CONSTANT", "LINEAR"))
+    ctx.bind_rasterizer_state(
+        ctx.create_rasterizer_state(pipe.RasterizerState(multisample=True, half_pixel_center=False))
+    )
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    v = np.array([[-1, -3, 0.5, 1, 0, 0, 0, 1], [3, 1, 0.5, 1, 2, 0, 0, 1],
+                  [-1, 1, 0.5, 1, 0, 0, 0, 1]], np.float32)  # fmt: skip
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=v)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    red = samples_of(ctx, res).view(np.uint8).reshape(4, w, 4)[0, :, 0]
+    # red = window x / w (the ramp: 0 at x = 0, 1 at x = w)
+    assert red.tolist() == np.rint((np.arange(w) + 0.5) / w * 255).astype(int).tolist()

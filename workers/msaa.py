@@ -98,12 +98,14 @@ class SampleState:
         return round(ox * FIXED_ONE), round(oy * FIXED_ONE)
 
 
-def _shift_plane(p: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    """Planes ``p`` ((M, 3) or (M, 3, 4): [a0, dadx, dady] on axis 1) moved to
-    evaluate at the set-up point plus (dx, dy) pixels."""
+def _shift_plane(p: np.ndarray, dx: float, dy: float, axis: int = 1) -> np.ndarray:
+    """Planes ``p`` ([a0, dadx, dady] on ``axis``) moved to evaluate at the
+    set-up point plus (dx, dy) pixels."""
     out = p.copy()
-    a0 = p[:, 0].astype(F64) + p[:, 1].astype(F64) * dx + p[:, 2].astype(F64) * dy
-    out[:, 0] = a0.astype(F32)
+    a0, ddx, ddy = (np.take(p, k, axis=axis).astype(F64) for k in range(3))
+    idx = [slice(None)] * p.ndim
+    idx[axis] = 0
+    out[tuple(idx)] = (a0 + ddx * dx + ddy * dy).astype(F32)
     return out
 
 
@@ -115,8 +117,14 @@ def sample_tris(ts: TriangleSet, ms: SampleState, s: int) -> TriangleSet:
     out = dataclasses.replace(ts)  # (a new object: the per-set caches start empty)
     out.c = ts.c - ts.dcdx * sx + ts.dcdy * sy
     out.z = _shift_plane(ts.z, dx, dy)
+    # multisampled shading is at the pixel centre (lp_bld_interp: x + 0.5)
+    # even when the set-up planes evaluate at the corner (half_pixel_center off)
+    centre = 0.5 - ms.pixel_offset if ms.multisample else 0.0
+    if centre:
+        out.inputs = _shift_plane(ts.inputs, centre, centre, axis=2)
+        out.oow = _shift_plane(ts.oow, centre, centre)
     if ms.per_sample and ms.sample_slots:
-        inputs = ts.inputs.copy()
+        inputs = out.inputs.copy()
         for slot in ms.sample_slots:
             inputs[:, slot] = _shift_plane(ts.inputs[:, slot], dx, dy)
         out.inputs = inputs

@@ -309,6 +309,11 @@ def check_shader_images(shader: Any, start: Any, images: Any) -> tuple:
             raise bad_type(f"{arg}.resource", "a Resource created by this screen", res)
         if res.destroyed:
             raise bad_value(f"{arg}.resource", "has been destroyed")
+        if getattr(res, "nr_samples", 0) > 1:
+            raise UnsupportedError(
+                f"{arg}: multisample images ({res.nr_samples} samples) are not supported by "
+                "numpipe (is_format_supported answers no for PIPE_BIND_SHADER_IMAGE with samples)"
+            )
         try:
             fmt = Format(v.format)
         except (ValueError, TypeError):

@@ -203,11 +203,6 @@ class TextureBindings:
             return _fetch_op(img, req, n)
         if op not in ("sample", "gather", "lod"):
             raise UnsupportedError(f"texture operation {op!r} is not implemented by numpipe")
-        if img.samples > 1:
-            raise UnsupportedError(
-                f"{op} on a multisample texture ({img.samples} samples): only texel fetch "
-                "(TXF), size and sample-count queries read multisample textures"
-            )
         state = self._sampler(req.sampler, op)
         return _SampleOp(img, state, req, n).run()
 
@@ -442,7 +437,9 @@ class _Image:
 
     def __init__(self, view: BoundView) -> None:
         res = view.resource
-        # A multisample resource's samples follow one another (Resource.sample_stride).
+        # A multisample resource's samples follow one another (Resource.sample_stride):
+        # TXF reads any sample; filtered lookups (which GL does not allow on
+        # multisample textures) see sample 0, as llvmpipe's sampler does.
         self.samples = max(1, int(getattr(res, "nr_samples", 0) or 0))
         self.sample_stride = int(getattr(res, "sample_stride", 0))
         if not sampleable(view.desc):

@@ -299,6 +299,57 @@ CALLS = {
         indirect_offset=small,
     ).map(lambda g: ("launch_grid", g)),
     "launch_grid_junk": junk.map(lambda g: ("launch_grid", g)),
+    "blit": st.builds(
+        pipe.BlitInfo,
+        dst=st.one_of(
+            junk,
+            st.builds(
+                pipe.BlitImage,
+                resource=st.one_of(junk, st.sampled_from(["rt", "buf"])),
+                level=small,
+                box=st.tuples(*[small] * 6).map(_box),
+                format=st.one_of(small, st.sampled_from(list(pipe.Format))),
+            ),
+        ),
+        src=st.builds(
+            pipe.BlitImage,
+            resource=st.one_of(junk, st.sampled_from(["rt", "buf"])),
+            level=small,
+            box=st.tuples(*[st.integers(-20, 20)] * 6).map(_box),
+            format=small,
+        ),
+        mask=small,
+        filter=small,
+        scissor_enable=small,
+        scissor=st.one_of(
+            junk, st.builds(pipe.ScissorState, minx=small, miny=small, maxx=small, maxy=small)
+        ),
+        render_condition_enable=small,
+        alpha_blend=small,
+        window_rectangle_include=small,
+        window_rectangles=st.one_of(junk, st.lists(junk, max_size=3)),
+    ).map(lambda b: ("blit", b)),
+    "clear_texture": st.tuples(small, st.tuples(*[small] * 6).map(_box), junk).map(
+        lambda a: ("clear_texture", *a)
+    ),
+    "generate_mipmap": st.tuples(small, small, small, small, small).map(
+        lambda a: ("generate_mipmap", *a)
+    ),
+    "set_window_rectangles": st.tuples(
+        small,
+        st.one_of(
+            junk,
+            st.lists(
+                st.one_of(
+                    junk,
+                    st.builds(pipe.ScissorState, minx=small, miny=small, maxx=small, maxy=small),
+                ),
+                max_size=9,
+            ),
+        ),
+    ).map(lambda a: ("set_window_rectangles", *a)),
+    "set_min_samples": small.map(lambda n: ("set_min_samples", n)),
+    "get_sample_position": st.tuples(small, small).map(lambda a: ("get_sample_position", *a)),
     "bind_junk": st.tuples(
         st.sampled_from(
             [
@@ -389,6 +440,21 @@ def _call(ctx, env, name, *args):
         if isinstance(info, pipe.GridInfo) and isinstance(info.indirect, str):
             info.indirect = env["args"]
         ctx.launch_grid(info)
+    elif name == "blit":
+        info = args[0]
+        if isinstance(info, pipe.BlitInfo):
+            for img in (info.dst, info.src):
+                if (
+                    isinstance(img, pipe.BlitImage)
+                    and isinstance(img.resource, str)
+                    and img.resource in ("rt", "buf")
+                ):
+                    img.resource = env[img.resource]
+        ctx.blit(info)
+    elif name == "clear_texture":
+        ctx.clear_texture(env["rt"], *args)
+    elif name == "generate_mipmap":
+        ctx.generate_mipmap(env["rt"], *args)
     elif name == "create_surface":
         ctx.create_surface(env["rt"], args[0])
     elif name == "query":
@@ -413,6 +479,8 @@ def _good_frame(ctx, env):
     ctx.set_viewport_states(0, [env["vp"]])
     ctx.set_scissor_states(0, [pipe.ScissorState(0, 0, 16, 16)])
     ctx.set_sample_mask(0xFFFFFFFF)
+    ctx.set_window_rectangles(False, [])
+    ctx.set_min_samples(1)
     ctx.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [])
     ctx.render_condition(None, False, 0)
     ctx.set_clip_state(pipe.ClipState())

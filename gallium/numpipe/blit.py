@@ -237,9 +237,9 @@ def _check_rect(arg: str, r: Any) -> tuple[int, int, int, int]:
 
 
 def _bool(arg: str, v: Any) -> bool:
-    if isinstance(v, bool | np.bool_) or v in (0, 1):
-        return bool(v)
-    raise bad_type(arg, "a bool", v)
+    from .objects import _check_bool
+
+    return _check_bool(arg, v)
 
 
 def _box_inside(res: Resource, level: int, box: Box) -> bool:

@@ -30,8 +30,9 @@ Rect = tuple[int, int, int, int]  # minx, miny, maxx, maxy (max exclusive)
 
 def check_window_rectangles(include: Any, rects: Any) -> tuple[bool, tuple[Rect, ...]]:
     """set_window_rectangles' arguments, checked and copied."""
-    if not isinstance(include, bool | np.bool_) and include not in (0, 1):
-        raise bad_type("include", "a bool", include)
+    from .objects import _check_bool
+
+    include = _check_bool("include", include)
     if rects is None:
         rects = []
     if isinstance(rects, str | bytes | dict) or not hasattr(rects, "__iter__"):

@@ -288,10 +288,10 @@ def _draw_rect(ctx, w, h, colour):
 
 
 @pytest.mark.parametrize("threaded", [False, True])
-def test_blits_and_mipmaps_follow_queued_draws(screen, threaded):
-    """Draws wait in the context's queue until something needs them: a blit
-    or generate_mipmap of a resource they use comes after them, and a draw
-    recorded after comes after it."""
+def test_blit_clear_texture_and_mipmaps_follow_queued_draws(screen, threaded):
+    """Draws wait in the context's queue until something needs them: a blit,
+    clear_texture or generate_mipmap of a resource they use comes after them,
+    and a draw recorded after comes after it."""
     ctx = screen.context_create(threaded=threaded)
     try:
         src, dst = tex(screen, 16, 16, levels=2), tex(screen, 16, 16)
@@ -302,13 +302,16 @@ def test_blits_and_mipmaps_follow_queued_draws(screen, threaded):
         blit(ctx, dst, box, src, box, filter=pipe.TexFilter.NEAREST)  # sees the red draw
         assert ctx.generate_mipmap(src, RGBA8, 0, 1, 0, 0)  # level 1 red
         _draw_rect(ctx, 16, 16, (0.0, 1.0, 0.0, 1.0))  # after both
+        ctx.clear_texture(src, 0, pipe.Box(0, 0, 0, 8, 8, 1), np.array([0, 0, 255, 255], np.uint8))
         blit(ctx, dst, (0, 0, 0, 4, 4, 1), src, (12, 12, 0, 4, 4, 1))  # green
         ctx.flush().wait()
-        red, green = (255, 0, 0, 255), (0, 255, 0, 255)
+        red, green, blue = (255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 255)
         want = np.full((16, 16, 4), red, np.uint8)
         want[:4, :4] = green
         assert np.array_equal(read(ctx, dst), want)
-        assert np.array_equal(read(ctx, src), np.full((16, 16, 4), green, np.uint8))
+        want = np.full((16, 16, 4), green, np.uint8)
+        want[:8, :8] = blue
+        assert np.array_equal(read(ctx, src), want)
         assert np.array_equal(read(ctx, src, level=1), np.full((8, 8, 4), red, np.uint8))
     finally:
         ctx.destroy()

@@ -470,3 +470,68 @@ def test_shading_is_at_the_pixel_centre_without_half_pixel_centres(screen, ctx):
     red = samples_of(ctx, res).view(np.uint8).reshape(4, w, 4)[0, :, 0]
     # red = window x / w (the ramp: 0 at x = 0, 1 at x = w)
     assert red.tolist() == np.rint((np.arange(w) + 0.5) / w * 255).astype(int).tolist()
+
+
+FS_WHERE = """FRAG
+DCL IN[0], GENERIC[0], {interp}{location}
+DCL IN[1], GENERIC[1], {interp}{location}
+DCL OUT[0], COLOR
+  0: MOV OUT[0].xy, IN[0].xyxx
+  1: MOV OUT[0].zw, IN[1].xxxy
+  2: END
+"""
+
+
+@pytest.mark.parametrize("interp", ["LINEAR", "PERSPECTIVE"])
+@pytest.mark.parametrize("location", ["", "CENTROID"])
+def test_centroid_inputs_at_the_lowest_covered_sample(screen, ctx, interp, location):
+    # inputs equal to the window position (scaled by w for perspective):
+    # the colour tells where the shader's inputs were interpolated
+    f32 = pipe.Format.R32G32B32A32_FLOAT
+    res = ms_texture(screen, 8, 8, 4, fmt=f32)
+    fs = FS_WHERE.format(interp=interp, location=f", {location}" if location else "")
+    setup(ctx, res, fs=fs)
+    ctx.bind_vertex_elements_state(
+        ctx.create_vertex_elements_state(
+            [pipe.VertexElement(16 * k, 0, 0, pipe.Format.R32G32B32A32_FLOAT) for k in range(3)]
+        )
+    )
+    vs = PASS_VS.replace("DCL IN[1]", "DCL IN[1]\nDCL IN[2]")
+    vs = vs.replace("DCL OUT[1], GENERIC[0]", "DCL OUT[1], GENERIC[0]\nDCL OUT[2], GENERIC[1]")
+    vs = vs.replace("  2: END", "  2: MOV OUT[2], IN[2]\n  3: END")
+    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=vs)))
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    pts = [(0.0, 0.0), (8.0, 0.0), (0.0, 7.3)]
+    ws = [1.0, 2.0, 4.0] if interp == "PERSPECTIVE" else [1.0, 1.0, 1.0]
+    verts = []
+    for (x, y), w in zip(pts, ws):
+        verts.append([w * (x / 4 - 1), w * (y / 4 - 1), 0.5 * w, w, x, y, 0, 0, w, 0, 0, 0])
+    v = np.array(verts, np.float32)
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=48, buffer_offset=0, buffer=v)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    ctx.flush().wait()
+    got = np.stack([res.typed_view(np.float32, 4, sample=s).copy() for s in range(4)])
+
+    def expect(px, py):  # the inputs at window point (px, py)
+        b = np.array([1 - px / 8 - py / 7.3, px / 8, py / 7.3])  # screen barycentrics
+        attrs = np.array([p for p in pts])
+        if interp == "LINEAR":
+            return b @ attrs
+        q = b / np.array(ws)
+        return (q @ attrs) / q.sum()
+
+    checked = 0
+    for y in range(8):
+        for x in range(8):
+            # the samples inside x / 8 + y / 7.3 < 1 (none lies on the edge)
+            cover = [(x + sx) / 8 + (y + sy) / 7.3 < 1 for sx, sy in POS4]
+            if not any(cover):
+                continue
+            px, py = x + 0.5, y + 0.5
+            if location and not all(cover):
+                px, py = x + POS4[cover.index(True)][0], y + POS4[cover.index(True)][1]
+            for s in range(4):
+                if cover[s]:
+                    np.testing.assert_allclose(got[s, y, x, :2], expect(px, py), atol=1e-4)
+                    checked += 1
+    assert checked > 40

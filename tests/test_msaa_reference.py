@@ -2,7 +2,7 @@
 
 tests/reference/msaa_scenes.py describes each scene (4 samples: slivers and
 shared edges, depth, per-sample shading with SAMPLEID, alpha-to-coverage,
-alpha-to-one, the sample mask, SAMPLEMASK in and out);
+alpha-to-one, the sample mask, SAMPLEMASK in and out, CENTROID inputs);
 tools/make_msaa_reference.py rendered them on llvmpipe and resolved them
 with glBlitFramebuffer.  numpipe draws them through its Gallium API and
 resolves with ``pipe_context::blit``: coverage must be identical and colour
@@ -46,7 +46,9 @@ def test_references_have_partial_coverage():
         assert ((alpha > 0) & (alpha < 255)).sum() > 50, scene.name
 
 
-@pytest.mark.parametrize("name", ["slivers", "depth", "sample_shading", "alpha_to_coverage"])
+@pytest.mark.parametrize(
+    "name", ["slivers", "depth", "sample_shading", "alpha_to_coverage", "centroid"]
+)
 def test_same_samples_for_any_worker_count(name):
     scene = next(s for s in SCENES if s.name == name)
     images = []

@@ -67,7 +67,7 @@ def render(name: str) -> None:
     gl = _gl()
     w, h = scene.width, scene.height
     prog = ctx.program(
-        vertex_shader=VS_GLSL.format(flat="flat " if scene.flat else ""),
+        vertex_shader=VS_GLSL.format(flat=scene.qualifier),
         fragment_shader=FS_GLSL[scene.shader],
     )
     color = ctx.renderbuffer((w, h), 4, samples=scene.samples)

@@ -24,6 +24,9 @@ the triangles' edge constants moved to the sample position -- which is what
   the same colour for a pixel; with per-sample shading (``set_min_samples``
   > 1, or a shader reading SAMPLEID / SAMPLEPOS / SAMPLE-located inputs) the
   SAMPLE-located inputs and gl_FragCoord are taken at the sample;
+* CENTROID inputs: at the lowest covered sample of a partly covered pixel
+  (its coverage from the edge functions of every sample and the sample
+  mask), else at the centre (:func:`centroid_offsets`);
 * per-sample state: pass *s* is skipped when bit *s* of the sample mask is
   clear; alpha-to-coverage keeps sample *s* where alpha > s / N, a SAMPLEMASK
   output where its bit *s* is set (``raster._fragment_ops``).
@@ -84,6 +87,7 @@ class SampleState:
     pixel_offset: float  # where set-up planes and edge functions evaluate (0.5: centre)
     mask_output: int | None = None  # SAMPLEMASK output register
     sample_slots: frozenset[int] = frozenset()  # inputs taken at the sample when per sample
+    centroid_slots: frozenset[int] = frozenset()  # CENTROID inputs (multisampled only)
 
     def offset(self, s: int) -> tuple[float, float]:
         """Sample ``s``'s offset from the set-up evaluation point, in pixels."""
@@ -203,3 +207,22 @@ def coverage_mask(ts: Any, tri: np.ndarray, px: np.ndarray, py: np.ndarray) -> n
         e = sc[k][tri] - dx * px[:, None] + dy * py[:, None]
         mask |= (e > 0).all(axis=1).astype(np.int64) << k
     return mask
+
+
+def centroid_offsets(ms: SampleState, cover: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where CENTROID inputs are interpolated, as (x, y) offsets in pixels
+    from the pixel centre, for pixels whose samples ``cover`` covers
+    (lp_bld_interp.c calc_centroid_offsets): the lowest covered sample of a
+    partly covered pixel, the centre of a fully covered (or uncovered) one.
+    None when every pixel is at its centre."""
+    n = ms.samples
+    full = (1 << n) - 1
+    partial = (cover != 0) & (cover != full)
+    if not partial.any():
+        return None
+    lowest = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, full + 1)], np.intp)
+    pos = np.array(POSITIONS[n], F32) - F32(0.5)
+    k = lowest[cover & full]
+    ox = np.where(partial, pos[k, 0], F32(0.0))
+    oy = np.where(partial, pos[k, 1], F32(0.0))
+    return ox, oy

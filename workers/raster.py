@@ -63,6 +63,7 @@ from .fragment import (
     unorm8_prescale,
     write_color,
 )
+from .msaa import centroid_offsets as msaa_centroid
 from .msaa import coverage_mask as msaa_coverage
 from .msaa import sample_position as msaa_position
 
@@ -1004,6 +1005,8 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
                 rcp_w = np.divide(F32(1.0), oow, out=oow)
     ms = state.msaa
     at_sample = ms.sample_slots if ms is not None and ms.per_sample else ()
+    at_centroid = ms.centroid_slots if ms is not None else ()
+    centroid: Any = False  # (made when first needed: None when every lane is at its centre)
     rcp_sample = None
     inputs: list = []
     stacks: dict[int, tuple] = {}  # id(channel 0) -> (its (4, n) stack, channel list)
@@ -1017,6 +1020,13 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
                 coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]  # (3, 4) or (nq, 3, 4)
                 stack = geom.plane4(coef)
             divided = rcp_w is not None and ts.perspective[slot]
+            if slot in at_centroid:
+                if centroid is False:
+                    centroid = _centroid_lanes(state, ts, geom, n)
+                if centroid is not None:
+                    coef = _coef(ts, geom, ts.inputs)[..., slot, :, :]
+                    stack = _at_centroid(ts, geom, coef, stack, centroid, divided, n)
+                    divided = False  # (divided at the centroid)
             if divided and slot in at_sample:  # (1/w at the sample too: msaa.sample_tris)
                 if rcp_sample is None:
                     oow = geom.plane(_coef(ts, geom, ts.oow_sample))
@@ -1080,6 +1090,47 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
     return outputs, kill, z
 
 
+def _lane_tris(geom, n: int) -> np.ndarray:
+    """Each lane's triangle."""
+    tri = np.full(n, geom.t) if geom.dense else geom.tq
+    if isinstance(geom, _SparseGeom):
+        tri = np.repeat(tri, 4)
+    return tri.astype(np.int64)
+
+
+def _lane_coefs(geom, coef: np.ndarray, n: int) -> np.ndarray:
+    """Plane coefficients per lane: (3, n) of a (3,) / (nq, 3) / (n, 3) coef,
+    (3, 4, n) of a (3, 4) / (nq, 3, 4) / (n, 3, 4) one."""
+    if geom.dense:
+        return np.broadcast_to(coef[..., None], (*coef.shape, n))
+    c = np.moveaxis(coef, 0, -1)  # (3, [4,] nq or n)
+    return np.repeat(c, 4, axis=-1) if isinstance(geom, _SparseGeom) else c
+
+
+def _centroid_lanes(state: FragmentState, ts, geom, n: int):
+    """The CENTROID offsets of the lanes (msaa.centroid_offsets), or None."""
+    ms = state.msaa
+    if not ms.multisample or ms.samples < 2:
+        return None
+    px, py = geom.coords()
+    cover = msaa_coverage(ts, _lane_tris(geom, n), px.reshape(-1), py.reshape(-1))
+    return msaa_centroid(ms, cover & ms.mask)
+
+
+def _at_centroid(ts, geom, coef, stack, centroid, divided: bool, n: int) -> np.ndarray:
+    """An input's (4, n) stack moved from the centre to the lanes' centroids
+    (and divided by w there when it is perspective-corrected)."""
+    ox, oy = centroid
+    c = _lane_coefs(geom, coef, n)  # (3, 4, n)
+    stack = stack + c[1] * ox + c[2] * oy
+    if divided:
+        w = _lane_coefs(geom, _coef(ts, geom, ts.oow), n)  # (3, n)
+        oow = geom.plane(_coef(ts, geom, ts.oow)) + w[1] * ox + w[2] * oy
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stack *= (F32(1.0) / oow.astype(F32))[None, :]
+    return stack.astype(F32, copy=False)
+
+
 def _sample_values(state: FragmentState, ts, geom, n: int) -> dict[str, list]:
     """The fragment shader's multisample system values (tgsi.rst): SAMPLEID
     and SAMPLEPOS (the pass's sample when shading per sample, else 0 and the
@@ -1093,10 +1144,7 @@ def _sample_values(state: FragmentState, ts, geom, n: int) -> dict[str, list]:
     pos = [F32(v) for v in (msaa_position(samples, s) if per_sample else (0.5, 0.5))]
     if samples > 1:
         px, py = geom.coords()
-        tri = np.full(n, geom.t) if geom.dense else geom.tq
-        if isinstance(geom, _SparseGeom):
-            tri = np.repeat(tri, 4)
-        cover = msaa_coverage(ts, tri.astype(np.int64), px.reshape(-1), py.reshape(-1))
+        cover = msaa_coverage(ts, _lane_tris(geom, n), px.reshape(-1), py.reshape(-1))
         cover &= ms.mask if not per_sample else ms.mask & (1 << s)
         mask = cover.astype(np.int32).reshape(np.shape(px)).reshape(-1).view(F32)
     else:

@@ -279,11 +279,13 @@ class Binner:
             texpass=texpass_info(kern, fs_inputs),
         )
         dsa = frag.dsa.state
-        st.msaa = sample_state(frag, scene)
-        if st.msaa is not None and (
-            st.msaa.alpha_to_coverage or st.msaa.alpha_to_one or st.msaa.mask_output is not None
-        ):
-            # fragments are dropped or changed after shading: the general paths
+        ms = st.msaa = sample_state(frag, scene)
+        if ms is not None and (
+            ms.alpha_to_coverage or ms.alpha_to_one or ms.mask_output is not None
+            or ms.centroid_slots
+        ):  # fmt: skip
+            # fragments are dropped or changed after shading, or inputs taken
+            # off the set-up planes: the general paths
             st.passthrough = st.texpass = None
         st.early_z = bool(
             scene.zsbuf is not None
@@ -334,6 +336,16 @@ def sample_state(frag: FragmentBase, scene: Any) -> Any:
         and multisample
         and (min_samples > 1 or svs & {"SAMPLEID", "SAMPLEPOS"} or sample_slots)
     )
+    centroid_slots = frozenset(
+        slot
+        for reg, kind, slot in frag.fs_inputs
+        if kind == "attr"
+        and decls.get(reg) is not None
+        and decls[reg].location == "CENTROID"
+        and decls[reg].interpolate != "CONSTANT"
+        and samples > 1
+        and multisample
+    )
     return SampleState(
         samples=samples,
         multisample=multisample and samples > 1,
@@ -344,6 +356,7 @@ def sample_state(frag: FragmentBase, scene: Any) -> Any:
         pixel_offset=0.5 if half_pixel_center else 0.0,
         mask_output=kern.output_index("SAMPLEMASK"),
         sample_slots=sample_slots,
+        centroid_slots=centroid_slots,
     )
 
 

@@ -11,7 +11,9 @@ with ``pipe_context::blit``.
 
 Colours are flat (``flat`` GLSL inputs, CONSTANT TGSI ones) wherever the
 shader's result feeds a per-sample decision (alpha-to-coverage, the sample
-id), so the comparison does not depend on where an input is interpolated.
+id), so the comparison does not depend on where an input is interpolated;
+the ``centroid`` scene gives every vertex its own colour, interpolated at
+the centroid (slivers: where a pixel's centre lies outside the triangle).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ void main() {{ gl_Position = vec4(in_pos, 1.0); v_color = in_color; }}
 FS_GLSL = {
     "color": "#version 330\nin vec4 v_color;\nout vec4 o;\nvoid main() { o = v_color; }\n",
     "flat": "#version 330\nflat in vec4 v_color;\nout vec4 o;\nvoid main() { o = v_color; }\n",
+    "centroid": (
+        "#version 330\ncentroid in vec4 v_color;\nout vec4 o;\nvoid main() { o = v_color; }\n"
+    ),
     "sample_id": (
         "#version 400\nflat in vec4 v_color;\nout vec4 o;\n"
         "void main() { o = vec4(v_color.rgb * (float(gl_SampleID) + 1.0) * 0.25, 1.0); }\n"
@@ -57,6 +62,12 @@ DCL OUT[0], COLOR
 """,
     "flat": """FRAG
 DCL IN[0], GENERIC[0], CONSTANT
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+""",
+    "centroid": """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE, CENTROID
 DCL OUT[0], COLOR
   0: MOV OUT[0], IN[0]
   1: END
@@ -112,11 +123,17 @@ class MsaaScene:
     sample_mask: int | None = None  # glSampleMaski / set_sample_mask
     samples: int = 4
     seed: int = 0
+    vertex_colours: bool = False  # a colour per vertex (else per triangle)
     extra: dict = field(default_factory=dict)
 
     @property
     def flat(self) -> bool:
-        return self.shader != "color"
+        return self.shader not in ("color", "centroid")
+
+    @property
+    def qualifier(self) -> str:
+        """The GLSL vertex shader output's qualifier."""
+        return "flat " if self.flat else "centroid " if self.shader == "centroid" else ""
 
     def triangles(self) -> np.ndarray:
         """(n, 3, 7): per vertex x, y, z (NDC) and RGBA: a fan of slivers
@@ -152,6 +169,8 @@ class MsaaScene:
             col = colour(1.0 if not self.alpha_to_coverage else None)
             out.append([[*q, 0.0, *col] for q in p])
         tris = np.array(out, np.float32)
+        if self.vertex_colours:
+            tris[:, :, 3:6] = rng.uniform(0.0, 1.0, (len(tris), 3, 3))
         if self.depth:
             # a depth per triangle, reversed draw order for some
             z = rng.uniform(-0.9, 0.9, len(tris)).astype(np.float32)
@@ -172,6 +191,7 @@ def scenes() -> list[MsaaScene]:
         MsaaScene("sample_mask", 64, 64, shader="flat", sample_mask=0b1010, seed=7),
         MsaaScene("sample_mask_in", 64, 64, shader="sample_mask_in", seed=8),
         MsaaScene("sample_mask_out", 64, 64, shader="sample_mask_out", seed=9),
+        MsaaScene("centroid", 96, 80, shader="centroid", vertex_colours=True, seed=10),
     ]
 
 

@@ -245,6 +245,25 @@ def test_array_layers_cube_faces_and_3d_slices(screen, ctx):
     assert got.tolist() == [0.5, 2.5]
 
 
+def test_1d_textures_and_1d_array_layers(screen, ctx):
+    t1 = pipe.TextureTarget.TEXTURE_1D
+    src, dst = tex(screen, 4, 1, target=t1), tex(screen, 8, 1, target=t1)
+    data = ramp(4, 1, 21)
+    upload(ctx, src, data)
+    # 4 texels to 8, flipped: each texel twice, last first
+    blit(ctx, dst, (0, 0, 0, 8, 1, 1), src, (4, 0, 0, -4, 1, 1), filter=pipe.TexFilter.NEAREST)
+    assert np.array_equal(read(ctx, dst), np.repeat(data[:, ::-1], 2, axis=1))
+    # layers of 1D arrays through the box's z
+    t1a = pipe.TextureTarget.TEXTURE_1D_ARRAY
+    a, b = tex(screen, 4, 1, target=t1a, layers=3), tex(screen, 4, 1, target=t1a, layers=3)
+    for z in range(3):
+        upload(ctx, a, np.full((1, 4, 4), 10 + z, np.uint8), z=z)
+        upload(ctx, b, np.zeros((1, 4, 4), np.uint8), z=z)
+    blit(ctx, b, (0, 0, 1, 4, 1, 2), a, (0, 0, 0, 4, 1, 2))
+    got = read(ctx, b, depth=3)[:, 0, :, 0]
+    assert got.tolist() == [[0] * 4, [10] * 4, [11] * 4]
+
+
 # -- ordering ---------------------------------------------------------------------------
 
 

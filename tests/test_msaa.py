@@ -114,7 +114,7 @@ def test_caps_and_format_support(screen):
     for n in (3, 8, 16):
         assert not sup(RGBA8, T2D, n, pipe.Bind.RENDER_TARGET)
     assert not sup(RGBA8, pipe.TextureTarget.TEXTURE_3D, 4, pipe.Bind.SAMPLER_VIEW)
-    assert not sup(RGBA8, T2D, 4, pipe.Bind.SHADER_IMAGE)
+    assert sup(RGBA8, T2D, 4, pipe.Bind.SHADER_IMAGE)
     assert not sup(pipe.Format.R16G16B16A16_FLOAT, T2D, 4, pipe.Bind.RENDER_TARGET)
     assert sup(pipe.Format.R16G16B16A16_FLOAT, T2D, 4, pipe.Bind.SAMPLER_VIEW)
 
@@ -446,11 +446,78 @@ def test_min_samples_is_checked_at_the_call(ctx):
     ctx.set_min_samples(1)
 
 
-def test_multisample_images_are_unsupported(screen, ctx):
-    res = ms_texture(screen, 8, 8, 4)
-    view = pipe.ImageView(resource=res, format=RGBA8, access=1)
-    with pytest.raises(gallium.UnsupportedError, match="multisample images"):
-        ctx.set_shader_images(pipe.ShaderType.COMPUTE, 0, [view])
+# Thread (x, y, s) of one 4x4x4 block stores x + 4y + 16s to sample s of
+# texel (x, y) of IMAGE[0], loads sample s of IMAGE[1] into BUFFER[0], adds 1
+# to sample s of IMAGE[2] (an atomic), and RESQ of IMAGE[0] goes to BUFFER[1].
+CS_MS_IMAGES = """COMP
+DCL SV[0], THREAD_ID
+DCL IMAGE[0], 2D_MSAA, PIPE_FORMAT_R32_UINT, WR
+DCL IMAGE[1], 2D_MSAA, PIPE_FORMAT_R32_UINT
+DCL IMAGE[2], 2D_ARRAY_MSAA, PIPE_FORMAT_R32_UINT, WR
+DCL BUFFER[0]
+DCL BUFFER[1]
+DCL TEMP[0..3]
+IMM[0] UINT32 {4, 16, 2, 0}
+IMM[1] UINT32 {1, 0, 0, 0}
+  0: MOV TEMP[0].xy, SV[0].xyyy
+  1: MOV TEMP[0].z, IMM[0].wwww
+  2: MOV TEMP[0].w, SV[0].zzzz
+  3: UMAD TEMP[1].x, SV[0].yyyy, IMM[0].xxxx, SV[0].xxxx
+  4: UMAD TEMP[1].x, SV[0].zzzz, IMM[0].yyyy, TEMP[1].xxxx
+  5: STORE IMAGE[0], TEMP[0], TEMP[1].xxxx, 2D_MSAA, PIPE_FORMAT_R32_UINT
+  6: LOAD TEMP[2], IMAGE[1], TEMP[0], 2D_MSAA, PIPE_FORMAT_R32_UINT
+  7: SHL TEMP[3].x, TEMP[1].xxxx, IMM[0].zzzz
+  8: STORE BUFFER[0].x, TEMP[3].xxxx, TEMP[2].xxxx
+  9: ATOMUADD TEMP[2].x, IMAGE[2], TEMP[0], IMM[1].xxxx, 2D_ARRAY_MSAA, PIPE_FORMAT_R32_UINT
+ 10: RESQ TEMP[3], IMAGE[0]
+ 11: STORE BUFFER[1].xyzw, IMM[0].wwww, TEMP[3]
+ 12: END
+"""
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_multisample_images_in_compute(screen, threaded):
+    u32 = pipe.Format.R32_UINT
+    bind = pipe.Bind.SHADER_IMAGE | pipe.Bind.SAMPLER_VIEW
+    assert screen.is_format_supported(u32, T2D, 4, bind)
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        out = ms_texture(screen, 4, 4, 4, fmt=u32, bind=bind)
+        src = ms_texture(screen, 4, 4, 4, fmt=u32, bind=bind)
+        arr = ms_texture(screen, 4, 4, 4, fmt=u32, bind=bind,
+                         target=pipe.TextureTarget.TEXTURE_2D_ARRAY, layers=2)  # fmt: skip
+        ctx.flush().wait()
+        for s in range(4):
+            src.typed_view(np.uint32, 1, sample=s)[...] = 1000 * (s + 1)
+            for layer in range(2):
+                arr.typed_view(np.uint32, 1, layer=layer, sample=s)[...] = 7
+        loaded = screen.resource_create(pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, format=pipe.Format.NONE, width0=256,
+            bind=pipe.Bind.SHADER_BUFFER))  # fmt: skip
+        sizes = screen.resource_create(pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, format=pipe.Format.NONE, width0=16,
+            bind=pipe.Bind.SHADER_BUFFER))  # fmt: skip
+        ctx.bind_compute_state(ctx.create_compute_state(pipe.ComputeState(prog=CS_MS_IMAGES)))
+        ctx.set_shader_images(
+            pipe.ShaderType.COMPUTE, 0,
+            [pipe.ImageView(resource=r, format=u32, access=3) for r in (out, src, arr)],
+        )  # fmt: skip
+        ctx.set_shader_buffers(
+            pipe.ShaderType.COMPUTE, 0,
+            [pipe.ShaderBuffer(loaded, 0, 256), pipe.ShaderBuffer(sizes, 0, 16)],
+        )  # fmt: skip
+        ctx.launch_grid(pipe.GridInfo(block=(4, 4, 4), grid=(1, 1, 1)))
+        ctx.flush().wait()
+        for s in range(4):
+            expect = np.arange(16, dtype=np.uint32).reshape(4, 4) + 16 * s
+            assert np.array_equal(out.typed_view(np.uint32, 1, sample=s), expect)
+            assert (arr.typed_view(np.uint32, 1, sample=s) == 8).all()  # layer 0: once each
+            assert (arr.typed_view(np.uint32, 1, layer=1, sample=s) == 7).all()
+        got = np.frombuffer(loaded.storage[:256].tobytes(), np.uint32)
+        assert np.array_equal(got, np.repeat(1000 * np.arange(1, 5, dtype=np.uint32), 16))
+        assert np.frombuffer(sizes.storage[:16].tobytes(), np.uint32).tolist() == [4, 4, 0, 4]
+    finally:
+        ctx.destroy()
 
 
 def test_shading_is_at_the_pixel_centre_without_half_pixel_centres(screen, ctx):

@@ -309,11 +309,6 @@ def check_shader_images(shader: Any, start: Any, images: Any) -> tuple:
             raise bad_type(f"{arg}.resource", "a Resource created by this screen", res)
         if res.destroyed:
             raise bad_value(f"{arg}.resource", "has been destroyed")
-        if getattr(res, "nr_samples", 0) > 1:
-            raise UnsupportedError(
-                f"{arg}: multisample images ({res.nr_samples} samples) are not supported by "
-                "numpipe (is_format_supported answers no for PIPE_BIND_SHADER_IMAGE with samples)"
-            )
         try:
             fmt = Format(v.format)
         except (ValueError, TypeError):
@@ -589,38 +584,47 @@ def _buffer_fast(buf: np.ndarray, addr: _Address, req: MemoryRequest) -> tuple[b
 
 
 class ImageUnit:
-    """A bound image view as the memory object sees it: texels ``(D, H, W, B)``
-    (layers or depth, rows, columns, bytes) of the view's format, read and
-    written through the format's unpack/pack (tgsi.rst: loads give the
-    unpacked RGBA, stores pack RGBA).  Coordinates outside the view read 0 and
-    write nothing; atomics need a single 32-bit channel (R32_UINT, R32_SINT,
-    R32_FLOAT) and apply lane after lane like buffer atomics."""
+    """A bound image view as the memory object sees it: texels ``(S, D, H, W,
+    B)`` (samples, layers or depth, rows, columns, bytes) of the view's format,
+    read and written through the format's unpack/pack (tgsi.rst: loads give
+    the unpacked RGBA, stores pack RGBA).  Coordinates outside the view (or a
+    sample index past the resource's samples) read 0 and write nothing;
+    atomics need a single 32-bit channel (R32_UINT, R32_SINT, R32_FLOAT) and
+    apply lane after lane like buffer atomics.  A multisample image's sample
+    is the address's w (2D_MSAA, 2D_ARRAY_MSAA targets; sample 0 through the
+    other targets), and RESQ gives its sample count in w."""
 
     def __init__(self, view: ImageView) -> None:
         res = view.resource
         self.desc = desc = try_describe(view.format)
         assert desc is not None
         b = desc.block_bytes
+        self.samples = 0
         if res.is_buffer:
             count = view.buf_size // b
             flat = res.storage[view.buf_offset : view.buf_offset + count * b]
-            self.texels = flat.reshape(1, 1, count, b)
+            self.texels = flat.reshape(1, 1, 1, count, b)
         else:
             n = view.last_layer - view.first_layer + 1
-            self.texels = res.level_view(view.level, view.first_layer, n, storage=res.storage)
+            t = res.level_view(view.level, view.first_layer, n, storage=res.storage)
+            self.samples = ns = max(1, res.nr_samples) if res.nr_samples > 1 else 0
+            # the sample planes follow one another (Resource.sample_stride)
+            self.texels = np.lib.stride_tricks.as_strided(
+                t, shape=(max(1, ns), *t.shape), strides=(res.sample_stride, *t.strides)
+            )
 
-    def _flat(self) -> tuple[np.ndarray, tuple[int, int, int]]:
+    def _flat(self) -> tuple[np.ndarray, tuple[int, int, int, int]]:
         """The texels' bytes as one 1-D view (from the first texel to the last)
-        and the byte strides of (D, H, W)."""
+        and the byte strides of (S, D, H, W)."""
         t = self.texels
-        d, h, w, b = t.shape
-        s0, s1, s2, _ = t.strides
-        extent = (d - 1) * s0 + (h - 1) * s1 + (w - 1) * s2 + b
+        ns, d, h, w, b = t.shape
+        s3, s0, s1, s2, _ = t.strides
+        extent = (ns - 1) * s3 + (d - 1) * s0 + (h - 1) * s1 + (w - 1) * s2 + b
         flat = np.lib.stride_tricks.as_strided(t, shape=(extent,), strides=(1,))
-        return flat, (s0, s1, s2)
+        return flat, (s3, s0, s1, s2)
 
     def execute(self, req: MemoryRequest, mask: np.ndarray) -> list[Any] | None:
-        d, h, w, _ = self.texels.shape
+        ns, d, h, w, _ = self.texels.shape
         n = req.n
         target = req.target or "2D"
         if req.op == "size":
@@ -628,26 +632,30 @@ class ImageUnit:
                 vals = [w, d]
             else:
                 vals = [w, h, d][: IMAGE_COORDS.get(target, 2)]
-            return [U32(v) for v in vals + [0] * (4 - len(vals))]
+            vals += [0] * (3 - len(vals))
+            return [U32(v) for v in [*vals, self.samples]]
         coords = [*(req.coords or ()), 0, 0]
         x, y, z = (np.broadcast_to(np.asarray(c, np.int64), (n,)) for c in coords[:3])
         if target == "1D_ARRAY":
             y, z = np.zeros(n, np.int64), y
-        sample = np.broadcast_to(np.asarray(0 if req.sample is None else req.sample), (n,))
-        ok = mask & (x >= 0) & (x < w) & (y >= 0) & (y < h) & (z >= 0) & (z < d) & (sample == 0)
+        sample = np.broadcast_to(
+            np.asarray(0 if req.sample is None else req.sample).astype(np.int64), (n,)
+        )
+        ok = mask & (x >= 0) & (x < w) & (y >= 0) & (y < h) & (z >= 0) & (z < d)
+        ok &= (sample >= 0) & (sample < ns)
         lanes = np.flatnonzero(ok)
-        xs, ys, zs = x[lanes], y[lanes], z[lanes]
+        ss, xs, ys, zs = sample[lanes], x[lanes], y[lanes], z[lanes]
         if req.op == "load":
             out = [np.zeros(n, U32) for _ in range(4)]
             if lanes.size:
-                rgba = unpack_rgba(self.desc, self.texels[zs, ys, xs])
+                rgba = unpack_rgba(self.desc, self.texels[ss, zs, ys, xs])
                 bits = np.ascontiguousarray(rgba).view(U32)
                 for c in range(4):
                     out[c][lanes] = bits[:, c]
             return out
         if req.op == "store":
             if lanes.size:
-                self._store(req, lanes, xs, ys, zs)
+                self._store(req, lanes, ss, xs, ys, zs)
             return None
         if req.op == "atomic":
             if self.desc.format not in (Format.R32_UINT, Format.R32_SINT, Format.R32_FLOAT):
@@ -655,30 +663,31 @@ class ImageUnit:
                     f"image atomics need an R32_UINT, R32_SINT or R32_FLOAT view, "
                     f"not {self.desc.name}"
                 )
-            flat, (s0, s1, s2) = self._flat()
+            flat, (s3, s0, s1, s2) = self._flat()
             off = np.zeros(n, np.int64)
-            off[lanes] = zs * s0 + ys * s1 + xs * s2
+            off[lanes] = ss * s3 + zs * s0 + ys * s1 + xs * s2
             old = atomic_words(flat, off, ok, req)
             return [old, old, old, old]
         raise UnsupportedError(f"memory op {req.op} on images")
 
-    def _store(self, req: MemoryRequest, lanes, xs, ys, zs) -> None:
+    def _store(self, req: MemoryRequest, lanes, ss, xs, ys, zs) -> None:
         desc = self.desc
         vals = [np.broadcast_to(to_words(v), (req.n,))[lanes] for v in (req.values or [0] * 4)]
         words = np.stack(vals, 1)
         kind = (np.int32 if desc.is_signed_integer else np.uint32) if desc.is_integer else F32
         rgba = words.view(kind)
         if req.writemask & 0xF != 0xF:  # the other channels keep the texel's values
-            old = unpack_rgba(desc, self.texels[zs, ys, xs])
+            old = unpack_rgba(desc, self.texels[ss, zs, ys, xs])
             keep = [c for c in range(4) if not req.writemask >> c & 1]
             rgba = rgba.copy()
             rgba[:, keep] = old[:, keep].view(kind)
         packed = pack_rgba(desc, rgba)
         # the highest lane wins a texel several lanes store to
-        key = (zs * self.texels.shape[1] + ys) * self.texels.shape[2] + xs
+        _, nd, nh, nw, _ = self.texels.shape
+        key = ((ss * nd + zs) * nh + ys) * nw + xs
         _, first_rev = np.unique(key[::-1], return_index=True)
         keep_i = key.size - 1 - first_rev
-        self.texels[zs[keep_i], ys[keep_i], xs[keep_i]] = packed[keep_i]
+        self.texels[ss[keep_i], zs[keep_i], ys[keep_i], xs[keep_i]] = packed[keep_i]
 
 
 # ----------------------------------------------------------------------------

@@ -365,10 +365,10 @@ class NumpipeScreen:
             return False
         if sample_count > 1:
             # 2 and 4 samples (llvmpipe: 4), on 2D textures and arrays, for
-            # what is supported with one sample (but shader images)
+            # what is supported with one sample
             if sample_count not in SAMPLE_COUNTS or target not in _MSAA_TARGETS:
                 return False
-            if int(bindings) & int(Bind.SHADER_IMAGE | Bind.SHADER_BUFFER | Bind.VERTEX_BUFFER):
+            if int(bindings) & int(Bind.SHADER_BUFFER | Bind.VERTEX_BUFFER):
                 return False
             return self.is_format_supported(format, target, 0, bindings)
         if fmt == Format.NONE:

@@ -287,6 +287,36 @@ def _note_dropped() -> None:
                 h.pending_drops.extend(dropped)
 
 
+# The child runs this library's own packages, whatever its working directory
+# or sys.path holds: ``python -m workers.bandproc`` would run the first
+# ``workers`` package on the path (the working directory's, with -m).  So the
+# child starts from ``-c`` under -P (nothing prepended to sys.path) and
+# registers ``gallium`` and ``workers`` from the files this process imported
+# before anything can import them; every later import of their modules (and
+# the scenes' unpickling) resolves inside those packages.
+_CHILD_BOOTSTRAP = """
+import importlib.util, sys
+names = ("gallium", "workers")
+mods = []
+for name, init in zip(names, sys.argv[1:3]):
+    spec = importlib.util.spec_from_file_location(name, init)
+    mods.append((spec, importlib.util.module_from_spec(spec)))
+    sys.modules[name] = mods[-1][1]
+for spec, mod in mods:
+    spec.loader.exec_module(mod)
+from workers.bandproc import child_main
+child_main(int(sys.argv[3]), int(sys.argv[4]))
+"""
+
+
+def _package_inits() -> list[str]:
+    """The ``__init__.py`` of the gallium and workers packages this process runs."""
+    import gallium
+    import workers
+
+    return [os.path.abspath(gallium.__file__), os.path.abspath(workers.__file__)]
+
+
 class BandProcess:
     """One child process serving the bands of one worker thread."""
 
@@ -307,10 +337,11 @@ class BandProcess:
     def _start(self) -> None:
         parent, child = socket.socketpair()
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # numpy and the rest
+        argv = [*_package_inits(), str(child.fileno()), str(os.getpid())]
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "workers.bandproc", str(child.fileno()), str(os.getpid())],
+                [sys.executable, "-P", "-c", _CHILD_BOOTSTRAP, *argv],
                 pass_fds=(child.fileno(),),
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -500,7 +531,3 @@ def child_main(fd: int, parent_pid: int) -> None:
             c.count = 0
         marks = [(i, int(scene.commands[i].band_ns[band])) for i in markers]
         _send(sock, ("ok", counts, marks))
-
-
-if __name__ == "__main__":
-    child_main(int(sys.argv[1]), int(sys.argv[2]))

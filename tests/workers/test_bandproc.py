@@ -277,6 +277,39 @@ def test_an_exception_in_a_band_comes_back_with_the_childs_traceback(screens):
         proc.close()
 
 
+@pytest.mark.parametrize("decoy_on", ["cwd", "sys.path"])
+def test_the_child_runs_the_librarys_own_modules(screens, tmp_path, monkeypatch, decoy_on):
+    """Decoy ``workers`` and ``gallium`` packages in the working directory (where
+    ``python -m`` looks first) or first on sys.path never run in the child."""
+    marker = tmp_path / "decoy-ran"
+    for pkg in ("workers", "gallium"):
+        (tmp_path / pkg).mkdir()
+        for mod in ("__init__.py", "bandproc.py"):
+            (tmp_path / pkg / mod).write_text(
+                f"open({str(marker)!r}, 'a').write('{pkg}/{mod}\\n')\n"
+            )
+    monkeypatch.chdir(tmp_path)
+    if decoy_on == "sys.path":
+        monkeypatch.syspath_prepend(str(tmp_path))
+    screen = screens["processes"]
+    ctx = screen.context_create(threaded=False)
+    try:
+        rt, _ = make_target(screen, ctx, W, H)
+    finally:
+        ctx.destroy()
+    target = scene_mod.make_color_target(rt, 0, 0, rt.storage)
+    scene = scene_mod.Scene(W, H, [target], None)
+    scene.commands.append(scene_mod.ClearCmd([(0, np.full(4, 9, np.uint8))], None, None, 0))
+    proc = bandproc.BandProcess()
+    try:
+        proc.run(scene, 1)  # rows 64..127
+    finally:
+        proc.close()
+    assert not marker.exists(), marker.read_text()
+    raw = np.asarray(target.raw)
+    assert (raw[64:128] == 9).all() and not raw[:64].any()
+
+
 def test_resources_of_a_screen_with_processes_live_in_shared_blocks(screens):
     for name, expect in (("processes", True), ("threads", False)):
         screen = screens[name]

@@ -488,6 +488,7 @@ def child_main(fd: int, parent_pid: int) -> None:
     from workers.memory import tune_allocator
 
     tune_allocator()  # as the parent's screen did (band-sized temporaries stay in the heap)
+    np.seterr(all="ignore")  # inf and NaN are values (gallium/util/ieee.py); this process is ours
     try:
         import numexpr
 

@@ -42,6 +42,8 @@ import threading
 from collections import deque
 from typing import Protocol
 
+import numpy as np
+
 from gallium.pipe.fence import Fence
 
 
@@ -149,10 +151,8 @@ class WorkerPool:
     def _run(self, entry: _Entry, unit: int, worker: int) -> None:
         job = entry.job
         try:
-            if self.processes and getattr(job, "wants_process", None) and job.wants_process():
-                self._run_in_process(job, unit, worker)
-            else:
-                job.run_unit(unit, worker)
+            with np.errstate(all="ignore"):  # inf and NaN are values (gallium/util/ieee.py)
+                self._run_unit(job, unit, worker)
         except BaseException as exc:  # never let a worker die
             try:
                 job.unit_failed(unit, exc)
@@ -170,6 +170,12 @@ class WorkerPool:
                     job.unit_failed(-1, exc)
                 except BaseException:
                     pass
+
+    def _run_unit(self, job: Job, unit: int, worker: int) -> None:
+        if self.processes and getattr(job, "wants_process", None) and job.wants_process():
+            self._run_in_process(job, unit, worker)
+        else:
+            job.run_unit(unit, worker)
 
     def _run_in_process(self, job, unit: int, worker: int) -> None:
         from .bandproc import BandProcess, NotPortable, Unavailable

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..util.ieee import ieee
 from .clip import slots_index
 from .primitives import TriangleSet, empty_set, take_rows
 
@@ -36,6 +37,7 @@ FIXED_ONE = 1 << FIXED_ORDER
 _NEXT = np.array([1, 2, 0])
 
 
+@ieee
 def subpixel_snap(v: np.ndarray) -> np.ndarray:
     """llvmpipe's subpixel_snap for points and lines: util_iround(256 * v) as
     it is built on x86-64, ``(int)(f + 0.5f)`` (``(int)(f - 0.5f)`` below
@@ -53,6 +55,7 @@ def iround(v: np.ndarray) -> np.ndarray:
         return np.where(f >= 0, up, down).astype(np.int64)
 
 
+@ieee
 def setup_triangles(
     win: np.ndarray,
     oow: np.ndarray,

@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..util.fp32 import F32, fma32
+from ..util.ieee import ieee
 
 
+@ieee
 def viewport_transform(
     clip: np.ndarray, scale: tuple[float, float, float], translate: tuple[float, float, float]
 ) -> tuple[np.ndarray, np.ndarray]:

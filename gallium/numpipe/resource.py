@@ -79,29 +79,12 @@ class Resource:
         self.flags = int(templ.flags)
         self.desc = desc
         self.block_bytes = desc.block_bytes if desc is not None else 1
-        self.levels: list[LevelLayout] = []
-        size = 0
-        if self.target == TextureTarget.BUFFER:
-            self.levels.append(LevelLayout(0, self.width0, 1, 1, self.width0, self.width0))
-            size = self.width0
-        else:
-            for level in range(self.last_level + 1):
-                w = max(1, self.width0 >> level)
-                h = max(1, self.height0 >> level)
-                if self.target == TextureTarget.TEXTURE_3D:
-                    layers = max(1, self.depth0 >> level)
-                else:
-                    layers = self.array_size
-                row = -(-w * self.block_bytes // ROW_ALIGN) * ROW_ALIGN
-                lstride = row * h
-                self.levels.append(LevelLayout(size, w, h, layers, row, lstride))
-                size += lstride * layers
+        self.levels, size = texture_layout(templ, self.block_bytes)
         # A multisample resource keeps sample s of every level after sample
         # s - 1 (llvmpipe's layout): level_view(..., sample=s) is sample s,
         # and everything that knows no samples sees sample 0.
         self.samples = max(1, self.nr_samples)
-        self.sample_stride = size
-        size *= self.samples
+        self.sample_stride = size // self.samples
         self.size = size
         allocate = getattr(screen, "allocate_storage", None)
         self._storage = (
@@ -250,6 +233,31 @@ class Resource:
     def __repr__(self) -> str:
         dims = f"{self.width0}" if self.is_buffer else f"{self.width0}x{self.height0}"
         return f"<Resource #{self.id} {self.target.name} {self.format.name} {dims}>"
+
+
+def texture_layout(templ: ResourceTemplate, block_bytes: int) -> tuple[list[LevelLayout], int]:
+    """Where each mip level of a (normalized) template lives, and the storage's
+    size in bytes (all its samples): computed without allocating anything, so
+    the screen checks the size before a resource is made."""
+    target = TextureTarget(templ.target)
+    width0, height0 = int(templ.width0), int(templ.height0)
+    if target == TextureTarget.BUFFER:
+        return [LevelLayout(0, width0, 1, 1, width0, width0)], width0
+    levels: list[LevelLayout] = []
+    size = 0
+    for level in range(int(templ.last_level) + 1):
+        w = max(1, width0 >> level)
+        h = max(1, height0 >> level)
+        if target == TextureTarget.TEXTURE_3D:
+            layers = max(1, int(templ.depth0) >> level)
+        else:
+            layers = int(templ.array_size)
+        row = -(-w * block_bytes // ROW_ALIGN) * ROW_ALIGN
+        lstride = row * h
+        levels.append(LevelLayout(size, w, h, layers, row, lstride))
+        size += lstride * layers
+    # (a multisample resource: every sample's levels after the last's)
+    return levels, size * max(1, int(templ.nr_samples))
 
 
 def normalize_template(templ: ResourceTemplate) -> ResourceTemplate:

@@ -38,11 +38,11 @@ from ..pipe.enums import (
     ShaderType,
     TextureTarget,
 )
-from ..pipe.errors import PipeValueError, bad_type, bad_value, check_int
+from ..pipe.errors import PipeValueError, bad_type, bad_value, check_int, short_repr
 from ..pipe.fence import Fence
 from ..pipe.state import DriverQueryInfo, ResourceTemplate
 from ..util.format import try_describe
-from .resource import Resource, format_desc_or_error, normalize_template
+from .resource import Resource, format_desc_or_error, normalize_template, texture_layout
 from .sampler import sampleable
 
 MAX_TEXTURE_SIZE = 16384
@@ -50,7 +50,14 @@ MAX_TEXTURE_SIZE = 16384
 # positions, workers/msaa.py) and the targets that take them.
 SAMPLE_COUNTS = (2, 4)
 _MSAA_TARGETS = (TextureTarget.TEXTURE_2D, TextureTarget.TEXTURE_2D_ARRAY)
-MAX_TEXTURE_LEVELS = 15  # 16384 = 2**14
+MAX_TEXTURE_LEVELS = 15  # 16384 = 2**14: 1D, 2D and rect textures
+MAX_TEXTURE_3D_LEVELS = 12  # 2048 texels a side
+MAX_TEXTURE_CUBE_LEVELS = 13  # 4096 texels a side
+MAX_TEXTURE_ARRAY_LAYERS = 2048
+MAX_BUFFER_BYTES = 1 << 31
+# One resource's storage at most: llvmpipe's LP_MAX_TEXTURE_SIZE (2 GiB), and
+# never more than the machine's memory (NumpipeScreen.max_resource_bytes).
+MAX_RESOURCE_BYTES = 1 << 31
 
 # Integer caps.  Every cap screen.rst names is here; 0 means "not supported
 # (yet)" and the matching entry point raises UnsupportedError.
@@ -61,14 +68,14 @@ _CAPS: dict[Cap, int] = {
     Cap.OCCLUSION_QUERY: 1,
     Cap.QUERY_TIME_ELAPSED: 1,
     Cap.MAX_TEXTURE_2D_LEVELS: MAX_TEXTURE_LEVELS,
-    Cap.MAX_TEXTURE_3D_LEVELS: 12,
-    Cap.MAX_TEXTURE_CUBE_LEVELS: 13,
+    Cap.MAX_TEXTURE_3D_LEVELS: MAX_TEXTURE_3D_LEVELS,
+    Cap.MAX_TEXTURE_CUBE_LEVELS: MAX_TEXTURE_CUBE_LEVELS,
     Cap.BLEND_EQUATION_SEPARATE: 1,
     Cap.SM3: 1,
     Cap.PRIMITIVE_RESTART: 1,
     Cap.INDEP_BLEND_ENABLE: 1,
     Cap.INDEP_BLEND_FUNC: 1,
-    Cap.MAX_TEXTURE_ARRAY_LAYERS: 2048,
+    Cap.MAX_TEXTURE_ARRAY_LAYERS: MAX_TEXTURE_ARRAY_LAYERS,
     Cap.TGSI_FS_COORD_ORIGIN_UPPER_LEFT: 1,
     Cap.TGSI_FS_COORD_ORIGIN_LOWER_LEFT: 1,
     Cap.TGSI_FS_COORD_PIXEL_CENTER_HALF_INTEGER: 1,
@@ -156,13 +163,42 @@ _CAPS: dict[Cap, int] = {
 }
 
 
-def _video_memory_mb() -> int:
+def _memory_bytes() -> int:
+    """The memory this process may use: physical memory, or less under a
+    cgroup limit (a container)."""
     try:
-        pages = os.sysconf("SC_PHYS_PAGES")
-        size = os.sysconf("SC_PAGE_SIZE")
-        return int(pages * size // (1024 * 1024))
+        total = int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
-        return 1024
+        total = 1 << 30
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return total
+
+
+def _video_memory_mb() -> int:
+    return _memory_bytes() >> 20
+
+
+# (longest side, the cap that says so) of each texture target
+_MAX_SIDE = {
+    TextureTarget.TEXTURE_1D: (1 << (MAX_TEXTURE_LEVELS - 1), "MAX_TEXTURE_2D_LEVELS"),
+    TextureTarget.TEXTURE_1D_ARRAY: (1 << (MAX_TEXTURE_LEVELS - 1), "MAX_TEXTURE_2D_LEVELS"),
+    TextureTarget.TEXTURE_2D: (1 << (MAX_TEXTURE_LEVELS - 1), "MAX_TEXTURE_2D_LEVELS"),
+    TextureTarget.TEXTURE_2D_ARRAY: (1 << (MAX_TEXTURE_LEVELS - 1), "MAX_TEXTURE_2D_LEVELS"),
+    TextureTarget.TEXTURE_RECT: (1 << (MAX_TEXTURE_LEVELS - 1), "MAX_TEXTURE_2D_LEVELS"),
+    TextureTarget.TEXTURE_3D: (1 << (MAX_TEXTURE_3D_LEVELS - 1), "MAX_TEXTURE_3D_LEVELS"),
+    TextureTarget.TEXTURE_CUBE: (1 << (MAX_TEXTURE_CUBE_LEVELS - 1), "MAX_TEXTURE_CUBE_LEVELS"),
+    TextureTarget.TEXTURE_CUBE_ARRAY: (
+        1 << (MAX_TEXTURE_CUBE_LEVELS - 1),
+        "MAX_TEXTURE_CUBE_LEVELS",
+    ),
+}
 
 
 # wider points and lines are drawn this wide (llvmpipe's limits)
@@ -329,7 +365,7 @@ class NumpipeScreen:
             ComputeCap.MAX_LOCAL_SIZE: cs.MAX_LOCAL_SIZE,
             ComputeCap.MAX_PRIVATE_SIZE: cs.MAX_PRIVATE_SIZE,
             ComputeCap.MAX_INPUT_SIZE: cs.MAX_INPUT_SIZE,
-            ComputeCap.MAX_MEM_ALLOC_SIZE: _video_memory_mb() << 20,
+            ComputeCap.MAX_MEM_ALLOC_SIZE: self.max_resource_bytes,
             ComputeCap.MAX_CLOCK_FREQUENCY: 0,
             ComputeCap.MAX_COMPUTE_UNITS: max(1, self.pool.num_threads),
             ComputeCap.IMAGES_SUPPORTED: 1,
@@ -403,13 +439,24 @@ class NumpipeScreen:
         return not ((desc.is_depth or desc.is_stencil) and tgt == TextureTarget.BUFFER)
 
     def can_create_resource(self, templ: ResourceTemplate) -> bool:
+        """Whether ``resource_create(templ)`` would succeed: exactly the checks it
+        makes (caps of every dimension, the layer count, the formats and bind
+        flags, the storage's size against :attr:`max_resource_bytes`)."""
         try:
             self._check_template(templ)
         except (PipeValueError, TypeError, ValueError):
             return False
         return True
 
-    def _check_template(self, templ: ResourceTemplate):
+    @property
+    def max_resource_bytes(self) -> int:
+        """The most bytes one resource's storage may take: MAX_RESOURCE_BYTES,
+        or the machine's memory when that is less."""
+        return min(MAX_RESOURCE_BYTES, _memory_bytes())
+
+    def _check_template(self, templ: ResourceTemplate) -> tuple[ResourceTemplate, Any]:
+        """The normalized template and its format, or the error naming the
+        first rule it breaks; nothing is allocated."""
         t = normalize_template(templ)
         desc = format_desc_or_error(t.format)
         if t.nr_samples > 1:
@@ -433,26 +480,56 @@ class NumpipeScreen:
                     f"{Bind(int(t.bind))!r}",
                     Format(t.format).name,
                 )
-        if t.target != TextureTarget.BUFFER:
+        target = TextureTarget(t.target)
+        if target == TextureTarget.BUFFER:
+            if t.width0 > MAX_BUFFER_BYTES:
+                raise bad_value(
+                    "templ.width0", f"must be <= {MAX_BUFFER_BYTES} bytes for a buffer", t.width0
+                )
+        else:
             if desc is None:
                 raise bad_value("templ.format", "must not be PIPE_FORMAT_NONE for a texture")
+            side, cap = _MAX_SIDE[target]
             for name, v in (("width0", t.width0), ("height0", t.height0), ("depth0", t.depth0)):
-                if v > MAX_TEXTURE_SIZE:
-                    raise bad_value(f"templ.{name}", f"must be <= {MAX_TEXTURE_SIZE}", v)
+                if v > side:
+                    raise bad_value(
+                        f"templ.{name}",
+                        f"must be <= {side} for {target.name} (PIPE_CAP_{cap})",
+                        v,
+                    )
+            if t.array_size > MAX_TEXTURE_ARRAY_LAYERS:
+                raise bad_value(
+                    "templ.array_size",
+                    f"must be <= {MAX_TEXTURE_ARRAY_LAYERS} (PIPE_CAP_MAX_TEXTURE_ARRAY_LAYERS)",
+                    t.array_size,
+                )
             if t.bind and not self.is_format_supported(t.format, t.target, 0, int(t.bind)):
                 raise bad_value(
                     "templ.format",
-                    f"is not supported with bind flags {Bind(int(t.bind))!r} on {t.target.name}",
+                    f"is not supported with bind flags {Bind(int(t.bind))!r} on {target.name}",
                     Format(t.format).name,
                 )
-        elif t.width0 > 1 << 31:
-            raise bad_value("templ.width0", "must be <= 2**31 bytes for a buffer", t.width0)
+        _, size = texture_layout(t, desc.block_bytes if desc is not None else 1)
+        limit = self.max_resource_bytes
+        if size > limit:
+            raise bad_value(
+                "templ",
+                f"needs {size} bytes of storage; one resource holds at most {limit} bytes "
+                "(screen.max_resource_bytes: 2 GiB, or the machine's memory when less)",
+                templ,
+            )
         return t, desc
 
     def resource_create(self, templ: ResourceTemplate) -> Resource:
         """Create a buffer or texture (screen.rst resource_create)."""
         t, desc = self._check_template(templ)
-        res = Resource(self, t, desc)
+        try:
+            res = Resource(self, t, desc)
+        except MemoryError as exc:  # allowed, but the memory is not there now
+            size = texture_layout(t, desc.block_bytes if desc is not None else 1)[1]
+            raise MemoryError(
+                f"resource_create: no memory now for the {size} bytes of {short_repr(templ)}"
+            ) from exc
         with self._lock:
             self._resources += 1
         return res

@@ -1,26 +1,43 @@
-"""The screen-wide worker pool that executes scenes.
+"""The screen-wide worker pool that executes scenes and compute grids.
 
 Theory of operation
 -------------------
 A *job* (a scene's bands: :class:`workers.job.SceneJob`; a compute grid's
-kernel calls: gallium/numpipe/compute.py) is a list of independent work units
-plus a completion step.
-``WorkerPool.submit(job, after=fence)`` queues the job's units once ``after``
-is signalled; workers pop units from one shared FIFO, so a fast worker simply
-takes more units (llvmpipe's "threads take whole tiles from a shared
+kernel calls: gallium/numpipe/compute.py) is a count of independent work
+units plus a completion step.  ``WorkerPool.submit(job, after=fence)``
+queues the job once ``after`` is signalled: the queue holds jobs, not units,
+and each job hands out its units one after another from a cursor, so a job of
+10^9 units costs one queue entry (units are numbers made when taken).
+Workers take units from the job at the head of the queue, so a fast worker
+simply takes more units (llvmpipe's "threads take whole tiles from a shared
 iterator").  When the last unit of a job finishes, the worker that finished it
 runs ``job.complete()``, which signals the job's fence.
+
+Turns: a job that sets ``units_per_turn`` (a compute grid: 1) goes to the back
+of the queue after handing out that many units, so the jobs queued behind it
+-- other contexts' scenes and grids -- get units in between: a grid of any
+size delays another context's frame by at most one of its kernel calls per
+worker.  Other jobs (scenes: a few bands each) hand out all their units in
+one turn, first come first served.
 
 Guarantees:
 
 * A unit is executed by exactly one worker, so the memory a unit writes (its
   band of the framebuffer) needs no locks, and results do not depend on the
   number of workers or on which worker ran what.
+* A job that sets ``sequential`` (a grid with atomics) has one unit in flight
+  at a time, in unit order, on whichever worker takes it: its results are the
+  same as on one thread, and it still takes turns with the other jobs.
 * Jobs submitted with ``after=`` the previous job's fence run strictly after
   it: a context chains its scenes this way, so its scenes complete in order.
   Jobs of different contexts interleave freely.
 * An exception in a unit never kills a worker: it is handed to
-  ``job.unit_failed(unit, exc)`` and the job still completes.
+  ``job.unit_failed(unit, exc)`` and the job still completes.  A job whose
+  ``cancelled()`` says True (a grid after a failed call) hands out no more
+  units: the rest are dropped and the job completes when the units in flight
+  are done.
+* Every unit and completion step runs with numpy's floating-point errors
+  ignored (inf and NaN are values: gallium/util/ieee.py).
 * ``num_threads == 0`` runs every unit on the submitting thread, inside
   ``submit`` (llvmpipe's LP_NUM_THREADS=0).
 * With ``processes`` (two or more workers), a job that ``wants_process()``
@@ -48,7 +65,9 @@ from gallium.pipe.fence import Fence
 
 
 class Job(Protocol):
-    """What the pool needs from a unit of parallel work."""
+    """What the pool needs from a unit of parallel work.  Optional: a positive
+    ``units_per_turn`` int, a ``sequential`` bool, ``cancelled() -> bool``
+    and ``wants_process() -> bool`` (see the module docstring)."""
 
     def unit_count(self) -> int: ...
 
@@ -60,12 +79,25 @@ class Job(Protocol):
 
 
 class _Entry:
-    __slots__ = ("job", "lock", "remaining")
+    """A queued job: the cursor of the units it has handed out, and how many
+    are still to finish."""
+
+    __slots__ = ("count", "job", "lock", "next", "remaining", "sequential", "slice", "turn")
 
     def __init__(self, job: Job, count: int) -> None:
         self.job = job
-        self.remaining = count
+        self.count = count
+        self.next = 0  # the next unit to hand out
+        self.remaining = count  # units not finished (or dropped) yet
+        self.turn = 0  # units handed out in this turn
+        per_turn = getattr(job, "units_per_turn", None)
+        self.slice = per_turn if isinstance(per_turn, int) and per_turn > 0 else count
+        self.sequential = bool(getattr(job, "sequential", False))
         self.lock = threading.Lock()
+
+    def cancelled(self) -> bool:
+        check = getattr(self.job, "cancelled", None)
+        return bool(check is not None and check())
 
 
 class WorkerPool:
@@ -90,7 +122,7 @@ class WorkerPool:
         self.process_failure: str | None = None
         self._procs: list = [None] * num_threads  # worker -> its BandProcess
         self.process_units = [0] * max(num_threads, 1)
-        self._queue: deque[tuple[_Entry, int]] = deque()
+        self._queue: deque[_Entry] = deque()  # jobs with units to hand out
         self._cv = threading.Condition()
         self._stopping = False
         self._threads: list[threading.Thread] = []
@@ -112,19 +144,46 @@ class WorkerPool:
     def _enqueue(self, job: Job) -> None:
         count = job.unit_count()
         if count == 0:
-            job.complete()
+            self._complete(job)
             return
         entry = _Entry(job, count)
         if self.num_threads == 0:
-            for unit in range(count):
+            while entry.next < entry.count:
+                if entry.cancelled():
+                    self._drop(entry, entry.count - entry.next)
+                    return
+                unit = entry.next
+                entry.next += 1
                 self._run(entry, unit, 0)
             return
         with self._cv:
             if self._stopping:
                 raise RuntimeError("the worker pool has been shut down")
-            for unit in range(count):
-                self._queue.append((entry, unit))
+            self._queue.append(entry)
             self._cv.notify_all()
+
+    def _take(self) -> tuple[_Entry, int | None, int]:
+        """(entry, unit, dropped): the next unit of the job at the head of the
+        queue (None with the count of units dropped when the job was
+        cancelled).  Called with ``_cv`` held and the queue not empty."""
+        entry = self._queue[0]
+        if entry.cancelled():
+            self._queue.popleft()
+            dropped = entry.count - entry.next
+            entry.next = entry.count
+            return entry, None, dropped
+        unit = entry.next
+        entry.next += 1
+        entry.turn += 1
+        if entry.next >= entry.count or entry.sequential:
+            self._queue.popleft()  # (a sequential job comes back when the unit is done)
+            entry.turn = 0
+        elif entry.turn >= entry.slice:
+            self._queue.rotate(-1)  # its turn is over: to the back of the queue
+            entry.turn = 0
+        if self._queue:
+            self._cv.notify()
+        return entry, unit, 0
 
     # -- workers ---------------------------------------------------------------------
 
@@ -141,8 +200,15 @@ class WorkerPool:
                     self._cv.wait()
                 if not self._queue:
                     break
-                entry, unit = self._queue.popleft()
+                entry, unit, dropped = self._take()
+            if unit is None:
+                self._drop(entry, dropped)
+                continue
             self._run(entry, unit, index)
+            if entry.sequential and entry.next < entry.count:
+                with self._cv:  # its next unit, after the others' turns
+                    self._queue.append(entry)
+                    self._cv.notify()
         proc = self._procs[index]
         if proc is not None:
             self._procs[index] = None
@@ -159,17 +225,30 @@ class WorkerPool:
             except BaseException:
                 pass
         self.units_run[worker] += 1
+        self._finished(entry, 1)
+
+    def _drop(self, entry: _Entry, count: int) -> None:
+        """Units of a cancelled job that will never run."""
+        if count:
+            self._finished(entry, count)
+
+    def _finished(self, entry: _Entry, count: int) -> None:
         with entry.lock:
-            entry.remaining -= 1
+            entry.remaining -= count
             last = entry.remaining == 0
         if last:
-            try:
+            self._complete(entry.job)
+
+    @staticmethod
+    def _complete(job: Job) -> None:
+        try:
+            with np.errstate(all="ignore"):
                 job.complete()
-            except BaseException as exc:
-                try:
-                    job.unit_failed(-1, exc)
-                except BaseException:
-                    pass
+        except BaseException as exc:
+            try:
+                job.unit_failed(-1, exc)
+            except BaseException:
+                pass
 
     def _run_unit(self, job: Job, unit: int, worker: int) -> None:
         if self.processes and getattr(job, "wants_process", None) and job.wants_process():
@@ -224,5 +303,6 @@ class WorkerPool:
 
     @property
     def queued(self) -> int:
+        """Units queued and not handed out yet."""
         with self._cv:
-            return len(self._queue)
+            return sum(e.count - e.next for e in self._queue)

@@ -26,9 +26,17 @@ The calls of a grid are the units of one pool job, so the workers share them.
 A unit's lanes depend on the grid only, never on the number of workers, so
 the bytes a grid writes do not either -- with one exception the program
 decides: atomics on buffers and images read and write words other blocks may
-use, so a program with any runs all its calls on one worker, in block order (the
-returned old values are then the same on every run).  Stores from different
-blocks to the same bytes race as on any GPU (the program's bug, not ours).
+use, so a program with any runs its calls one after another, in block order
+(the returned old values are then the same on every run).  Stores from
+different blocks to the same bytes race as on any GPU (the program's bug, not
+ours).
+
+A grid may hold 65535^3 blocks: its calls are numbers the pool turns into
+block ranges when a worker takes one (nothing per call is queued), and the
+grid takes turns with the other jobs on the screen's pool one call at a time,
+so other contexts' frames and grids run while a long grid does
+(workers/pool.py).  A call that fails (a shader error) drops the rest of its
+grid.
 
 ``launch_grid`` is synchronous on the thread that executes it (like
 llvmpipe's): it submits the rendering recorded so far, the grid runs after
@@ -714,8 +722,13 @@ class _Channels:
 
 
 class ComputeJob:
-    """One grid as a worker-pool job: each unit is one kernel call of whole blocks
-    (all of them on one unit when the program has buffer or image atomics)."""
+    """One grid as a worker-pool job: each unit is one kernel call of whole
+    blocks, made when a worker takes it (workers/pool.py).  The grid takes
+    turns with the other jobs on the pool, one call at a time; with buffer or
+    image atomics its calls run one after another in block order.  After a
+    call fails, the rest of the grid is dropped."""
+
+    units_per_turn = 1
 
     def __init__(
         self,
@@ -758,14 +771,19 @@ class ComputeJob:
             (t // (bx * by)).astype(U32),
         ]
 
+    @property
+    def sequential(self) -> bool:
+        return self.cso.global_atomics
+
     def unit_count(self) -> int:
-        return 1 if self.cso.global_atomics else self.calls
+        return self.calls
+
+    def cancelled(self) -> bool:
+        return bool(self.errors)
 
     def run_unit(self, unit: int, worker: int) -> None:
-        calls = range(self.calls) if self.cso.global_atomics else (unit,)
-        for call in calls:
-            b0 = call * self.per_call
-            self._run_call(b0, min(self.blocks, b0 + self.per_call))
+        b0 = unit * self.per_call
+        self._run_call(b0, min(self.blocks, b0 + self.per_call))
 
     def _run_call(self, b0: int, b1: int) -> None:
         nb, threads = b1 - b0, self.threads

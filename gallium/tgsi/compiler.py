@@ -17,22 +17,31 @@ barriers, geometry output); runtime helpers in :mod:`.runtime`.
 Registers are 4 x 32 bits viewed as float, int or uint (tgsi.rst "Basics").
 The generator tracks which view each variable currently holds and inserts a
 free ``.view()`` where an instruction reads it as another type.  Wherever
-generated Python code branches (``if``/``while`` blocks), every register is
-brought back to the float view first, so the static types agree on every
-path.
+generated code jumps or is jumped to, every register is brought back to the
+float view first, so the static types agree on every path.
 
 Control flow is per lane.  A boolean lane mask says which lanes execute;
 when it is not "all lanes", a write becomes ``where(mask, new, old)``, so an
 inactive lane never changes a register (array registers, memory stores and
 atomics take the mask too).  IF/UIF/ELSE/ENDIF narrow the mask (a branch that
-no lane takes is skipped outright); BGNLOOP/ENDLOOP become a Python loop
-that runs while any lane is still in the loop; BRK/CONT/RET remove lanes
-until the end of the loop / iteration / subroutine; SWITCH/CASE/DEFAULT
-track which lanes matched and fall through until BRK; CAL inlines the
-subroutine body (so recursion is refused at compile time); BRA (a legacy
-forward jump) parks lanes until its target.  KILL adds active lanes to the
-kill mask; killed lanes keep executing (their results are discarded), so
-derivatives stay defined, but their stores and atomics do not land.
+no lane takes is skipped outright); BGNLOOP/ENDLOOP repeat the body while any
+lane is still in the loop; BRK/CONT/RET remove lanes until the end of the
+loop / iteration / subroutine; SWITCH/CASE/DEFAULT track which lanes matched
+and fall through until BRK; CAL inlines the subroutine body (so recursion is
+refused at compile time); BRA (a legacy forward jump) parks lanes until its
+target.  KILL adds active lanes to the kill mask; killed lanes keep executing
+(their results are discarded), so derivatives stay defined, but their stores
+and atomics do not land.  Every loop of a call shares one budget of
+MAX_LOOP_ITERATIONS iterations (a shader error beyond it).
+
+The kernel's Python does not nest as the TGSI does: the code between jumps
+forms *blocks*, run by a flat dispatch loop (``_Generator.assemble``), so a
+program nests loops and IFs as deep as MAX_CONTROL_FLOW_DEPTH allows (Python
+itself allows 20 nested loops).  Memory stays bounded whatever the program's
+length: an instruction's temporaries are reused by the next instruction,
+and each nesting level has one set of mask and condition variables.
+Generation is linear in the program (every per-instruction lookup is
+precomputed).
 
 Derivatives (DDX/DDY and the _FINE forms) work on 2x2 quads: the lanes of a
 fragment kernel are laid out so that reshaping them to ``(A, 2, B, 2)``
@@ -64,6 +73,7 @@ per-call state, so one kernel may run on several threads at once.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -296,6 +306,7 @@ _RUNTIME: dict[str, Any] = {
     "_full": rt.full,
     "_sat": rt.sat,
     "_loop_overflow": rt.loop_overflow,
+    "_NO": np.False_,
     "_TexRequest": TexRequest,
     "_MemoryRequest": MemoryRequest,
     "_GsEvent": GsEvent,
@@ -324,7 +335,9 @@ _UNSUPPORTED = {
 
 @dataclass
 class _Frame:
-    """One open control-flow construct while generating code."""
+    """One open control-flow construct while generating code.  Its variables
+    are named after its nesting level (``_condL3``), so a kernel holds one
+    set per level, not one per construct."""
 
     kind: str  # "if", "loop", "switch", "sub"
     parent_mask: str | None
@@ -333,11 +346,13 @@ class _Frame:
     cont: str | None = None  # LOOP: lanes that skipped to the next iteration
     ret: str | None = None  # SUB: lanes that executed RET
     base: str | None = None  # LOOP/SWITCH: mask on entry
-    counter: str | None = None
     sw_value: str | None = None
     sw_matched: str | None = None
     sw_any: str | None = None
     in_else: bool = False
+    skip: int = -1  # IF/ELSE: the label where a part no lane takes jumps to
+    top: int = -1  # LOOP: the label of each iteration's start
+    exit: int = -1  # LOOP: the label after ENDLOOP
 
 
 @dataclass
@@ -353,16 +368,42 @@ class _Segment:
 _VALUE_FILES = ("TEMP", "OUT", "IN", "ADDR")
 _OPENERS = ("IF", "UIF", "IFC", "BGNLOOP", "SWITCH", "BGNSUB")
 _CLOSERS = ("ENDIF", "ENDLOOP", "ENDSWITCH", "ENDSUB")
+# Temporaries that live within one instruction: their names are reused by the
+# next instruction, so a kernel keeps a few such arrays alive, not one per
+# instruction (1000 instructions over 64k lanes held 1 GiB).
+_LOCAL_TEMPS = frozenset({"v", "p", "q", "k", "tex", "mem", "e", "eff", "c", "j"})
+# Blocks of generated code per dispatch group (see _Generator.assemble).
+_GROUP = 32
+_LABEL = re.compile(r"__L(\d+)__")
 
 
 class _Generator:
+    """Generates one kernel's source.
+
+    The body is a list of *blocks* of straight-line code.  Where TGSI control
+    flow branches (IF/ELSE/ENDIF, loops, CAL) the generator ends a block with
+    a jump to a *label* (``_pc = __L7__``, patched with the block's number at
+    the end) and :meth:`assemble` puts the blocks in a flat dispatch loop, so
+    the Python nesting of the kernel never follows the TGSI nesting (Python
+    allows 20 nested loops and 100 levels of indentation; TGSI programs nest
+    MAX_CONTROL_FLOW_DEPTH deep).  A program without control flow is one
+    block, emitted as it is.
+    """
+
     def __init__(self, shader: Shader) -> None:
         self.shader = shader
         self.insts = shader.instructions
-        self.lines: list[str] = []
-        self.depth = 1
+        self.blocks: list[list[str]] = [[]]
+        self.lines = self.blocks[0]  # the block being generated
+        self.nlines = 0
+        self.depth = 0  # indentation inside the current block
+        self.ended = False  # the current block ends with a jump
+        self.label_block: dict[int, int] = {}  # label -> the block it starts
+        self.labels = itertools.count()
         self.types: dict[str, str] = {}  # variable -> "f" | "i" | "u"
+        self.nonfloat: set[str] = set()  # registers whose current view is not float
         self.ids = itertools.count()
+        self.local_ids = 0  # instruction-local temporaries (reset per instruction)
         self.mask: str | None = None  # current lane mask variable (None = all lanes)
         self.frames: list[_Frame] = []
         self.main_ret: str | None = None
@@ -386,9 +427,12 @@ class _Generator:
         )
         self.two_d_inputs = shader.processor in ("GEOM", "TESS_CTRL", "TESS_EVAL")
         self.sub_starts = self._subroutines()
-        self.paths = self._paths()
-        self.pending_jumps: dict[int, list[str]] = {}
-        self.jump_excl: list[str] = []
+        self.switch_cases = self._switch_cases()
+        self._innermost: list[int] | None = None  # (BRA only: see path())
+        self._enclosing: dict[int, int] = {}
+        self.pending_jumps: dict[int, str] = {}  # BRA target -> its parked lanes
+        self.uses_loops = any(i.opcode == "BGNLOOP" for i in self.insts)
+        self._file_ranges: dict[Any, tuple[int, int]] | None = None
         self.const_reads: set[tuple[int, int]] = set()
         self.const_bufs: set[int] = set()
         self.sv_reads: set[int] = set()
@@ -399,17 +443,100 @@ class _Generator:
     # -- small helpers ---------------------------------------------------------------
 
     def emit(self, line: str) -> None:
-        if len(self.lines) >= MAX_KERNEL_LINES:
-            # CAL inlines subroutine bodies: calls fanning out level after
-            # level would otherwise grow the kernel exponentially.
+        self.nlines += 1
+        if self.nlines > MAX_KERNEL_LINES:
+            why = (
+                "CAL inlines each subroutine's body where it is called"
+                if any(i.opcode in ("CAL", "CALLNZ") for i in self.insts)
+                else "a kernel of this program would be too long"
+            )
             raise ShaderCompileError(
-                f"the kernel exceeds {MAX_KERNEL_LINES} lines "
-                "(subroutine calls inline their bodies)"
+                f"the program's kernel exceeds {MAX_KERNEL_LINES} lines of generated code ({why})"
             )
         self.lines.append("    " * self.depth + line)
 
     def tmp(self, prefix: str = "v") -> str:
+        """A fresh variable name; instruction-local ones are reused by the next
+        instruction (_LOCAL_TEMPS)."""
+        if prefix in _LOCAL_TEMPS:
+            self.local_ids += 1
+            return f"_{prefix}{self.local_ids - 1}"
         return f"_{prefix}{next(self.ids)}"
+
+    def set_type(self, name: str, typ: str) -> None:
+        self.types[name] = typ
+        if typ == "f":
+            self.nonfloat.discard(name)
+        else:
+            self.nonfloat.add(name)
+
+    # -- blocks and labels -------------------------------------------------------------
+
+    def new_label(self) -> int:
+        return next(self.labels)
+
+    def place(self, label: int) -> None:
+        """Start the block ``label`` names; the current one falls through to it.
+        Every register is in its float view at a label (as on every jump)."""
+        self.normalize()
+        if not self.ended:
+            self.emit(f"_pc = __L{label}__")
+        self.lines = []
+        self.blocks.append(self.lines)
+        self.label_block[label] = len(self.blocks) - 1
+        self.ended = False
+
+    def branch(self, cond: str, if_true: int, if_false: int) -> None:
+        """End the current block: continue at ``if_true`` or ``if_false``
+        (both later in the kernel)."""
+        self.normalize()
+        self.emit(f"_pc = __L{if_true}__ if {cond} else __L{if_false}__")
+        self.ended = True
+
+    def jump_back(self, label: int) -> None:
+        """End the current block: continue at the earlier block ``label``."""
+        self.normalize()
+        self.emit(f"_pc = __L{label}__")
+        self.emit("continue")
+        self.ended = True
+
+    def assemble(self, indent: int) -> list[str]:
+        """The blocks as the body of a function at ``indent`` levels: as they are
+        when there is one, else in a dispatch loop.  ``_pc`` selects the block;
+        a block ends by setting ``_pc`` to a later block (the tests below find
+        it) or to an earlier one and ``continue``.  The tests are grouped
+        (_GROUP blocks, _GROUP groups of groups) so a jump costs about
+        _GROUP * 3 comparisons however long the kernel is."""
+        pad = "    " * indent
+        if len(self.blocks) == 1:
+            return [pad + line for line in self.blocks[0]]
+        label_block = self.label_block
+
+        def patch(line: str) -> str:
+            if "__L" not in line:
+                return line
+            return _LABEL.sub(lambda m: str(label_block[int(m.group(1))]), line)
+
+        out = [pad + "_pc = 0", pad + "while True:"]
+
+        def group(lo: int, hi: int, size: int, depth: int) -> None:
+            at = pad + "    " * depth
+            if size == 1:
+                for b in range(lo, hi):
+                    out.append(at + f"if _pc == {b}:")
+                    out.extend(at + "    " + patch(line) for line in self.blocks[b] or ["pass"])
+                return
+            for sub in range(lo, hi, size):
+                out.append(at + f"if {sub} <= _pc < {min(hi, sub + size)}:")
+                group(sub, min(hi, sub + size), size // _GROUP, depth + 1)
+
+        nb = len(self.blocks)
+        size = 1
+        while size * _GROUP < nb:
+            size *= _GROUP
+        group(0, nb, size, 1)
+        out.append(pad + "    break")
+        return out
 
     def fail(self, inst: Instruction | None, message: str) -> ShaderCompileError:
         where = f"TGSI line {inst.line}: {inst.opcode}: " if inst is not None else ""
@@ -436,22 +563,49 @@ class _Generator:
             raise self.fail(self.insts[stack[-1]], "BGNSUB without ENDSUB")
         return subs
 
-    def _paths(self) -> list[tuple[int, ...]]:
-        """The open constructs at each instruction (an ELSE opens a new one)."""
-        paths: list[tuple[int, ...]] = []
+    def path(self, pc: int) -> tuple[int, ...]:
+        """The open constructs at instruction ``pc``, outermost first (an ELSE
+        opens a new one).  Computed for BRA only: one pass records each
+        instruction's innermost construct and each construct's enclosing one."""
+        if self._innermost is None:
+            innermost: list[int] = []
+            stack: list[int] = []
+            for i, inst in enumerate(self.insts):
+                op = inst.opcode
+                top = stack[-1] if stack else -(1 << 40)
+                if op in _CLOSERS and stack:
+                    innermost.append(top)
+                    stack.pop()
+                    continue
+                if op == "ELSE" and stack:
+                    self._enclosing[-1 - i] = self._enclosing[stack[-1]]
+                    stack[-1] = -1 - i
+                innermost.append(stack[-1] if stack else -(1 << 40))
+                if op in _OPENERS:
+                    self._enclosing[i] = stack[-1] if stack else -(1 << 40)
+                    stack.append(i)
+            self._innermost = innermost
+        out: list[int] = []
+        c = self._innermost[pc]
+        while c != -(1 << 40):
+            out.append(c)
+            c = self._enclosing[c]
+        return tuple(reversed(out))
+
+    def _switch_cases(self) -> dict[int, list[Instruction]]:
+        """SWITCH instruction index -> its CASE instructions (not those of nested
+        switches), in one pass."""
+        cases: dict[int, list[Instruction]] = {}
         stack: list[int] = []
         for i, inst in enumerate(self.insts):
-            op = inst.opcode
-            if op in _CLOSERS and stack:
-                paths.append(tuple(stack))
-                stack.pop()
-                continue
-            if op == "ELSE" and stack:
-                stack[-1] = -1 - i
-            paths.append(tuple(stack))
-            if op in _OPENERS:
+            if inst.opcode == "SWITCH":
+                cases[i] = []
                 stack.append(i)
-        return paths
+            elif inst.opcode == "ENDSWITCH" and stack:
+                stack.pop()
+            elif inst.opcode == "CASE" and stack:
+                cases[stack[-1]].append(inst)
+        return cases
 
     # -- register storage --------------------------------------------------------------
 
@@ -482,14 +636,21 @@ class _Generator:
                     self.reg_segment[(file, r)] = seg
 
     def _array_range(self, inst: Instruction, file: str, array_id: int) -> tuple[int, int]:
-        decls = [d for d in self.shader.declarations if d.file == file]
-        if array_id:
-            for d in decls:
-                if d.array_id == array_id:
-                    return d.first, d.last
-        if not decls:
+        if self._file_ranges is None:  # once: (file, array id) and file -> declared range
+            ranges: dict[Any, tuple[int, int]] = {}
+            for d in self.shader.declarations:
+                if d.array_id:
+                    ranges.setdefault((d.file, d.array_id), (d.first, d.last))
+                lo, hi = ranges.get(d.file, (d.first, d.last))
+                ranges[d.file] = (min(lo, d.first), max(hi, d.last))
+            self._file_ranges = ranges
+        rng = self._file_ranges.get((file, array_id)) if array_id else None
+        if rng is not None:
+            return rng
+        rng = self._file_ranges.get(file)
+        if rng is None:
             raise self.fail(inst, f"indirect addressing of {file} needs a DCL {file}")
-        return min(d.first for d in decls), max(d.last for d in decls)
+        return rng
 
     def reg_var(self, file: str, index: int, chan: int) -> str:
         prefix = {"TEMP": "t", "OUT": "o", "IN": "i", "ADDR": "a", "SV": "s"}[file]
@@ -630,13 +791,39 @@ class _Generator:
         if dst_index >= len(inst.dst):
             raise self.fail(inst, f"needs destination operand {dst_index}")
         d: Dst = inst.dst[dst_index]
-        staged: list[tuple[int, str, str]] = []
+        chans: list[tuple[int, str, str]] = []
         for chan in range(4):
             if not (d.writemask >> chan & 1) or chan not in results:
                 continue
             expr, typ = results[chan]
             if inst.saturate and typ == "f":
                 expr = f"_sat({expr})"
+            chans.append((chan, expr, typ))
+        if not chans:
+            return
+        reg = d.reg
+        plain = (
+            reg.file in ("TEMP", "OUT", "ADDR")
+            and reg.dimension is None
+            and reg.dim_indirect is None
+            and self._array_access(reg.file, reg.index, reg.indirect) is None
+        )
+        if plain:
+            # One tuple assignment: every channel's value is computed before any
+            # is stored (a destination that is also a source), with no temporaries.
+            targets, values = [], []
+            for chan, expr, typ in chans:
+                target = self.reg_var(reg.file, reg.index, chan)
+                if self.mask is not None:
+                    expr = f"_where({self.mask}, {expr}, {self.view(target, typ)})"
+                targets.append(target)
+                values.append(expr)
+            self.emit(f"{', '.join(targets)} = {', '.join(values)}")
+            for (_chan, _expr, typ), target in zip(chans, targets):
+                self.set_type(target, typ)
+            return
+        staged: list[tuple[int, str, str]] = []
+        for chan, expr, typ in chans:
             v = self.tmp()
             self.emit(f"{v} = {expr}")
             staged.append((chan, v, typ))
@@ -663,7 +850,7 @@ class _Generator:
         else:
             old = self.view(target, typ)
             self.emit(f"{target} = _where({self.mask}, {value}, {old})")
-        self.types[target] = typ
+        self.set_type(target, typ)
 
     def output_snapshot(self, o: int) -> list[str]:
         """Expressions copying the four channels of OUT[o] (float view)."""
@@ -674,11 +861,11 @@ class _Generator:
         return [self.view(self.reg_var("OUT", o, c), "f") for c in range(4)]
 
     def normalize(self) -> None:
-        """Bring every register back to the float view (before a Python-level branch)."""
-        for name in sorted(self.registers):
-            if self.types.get(name, "f") != "f":
-                self.emit(f"{name} = _as({name}, _F32)")
-                self.types[name] = "f"
+        """Bring every register back to the float view (at a jump or a label)."""
+        for name in sorted(self.nonfloat):
+            self.emit(f"{name} = _as({name}, _F32)")
+            self.types[name] = "f"
+        self.nonfloat.clear()
 
     # -- masks -------------------------------------------------------------------------
 
@@ -695,19 +882,23 @@ class _Generator:
         else:
             if self.main_ret:
                 out.append(self.main_ret)
-        out += self.jump_excl
+        if self.pending_jumps:
+            out.append("_parked")  # lanes waiting at a BRA target
         return out
 
     def set_mask(self, base: str | None, extra: list[str] | None = None) -> None:
-        """cur = base & extra & ~(lanes that left), into a fresh variable."""
+        """cur = base & extra & ~(lanes that left), into the mask variable of the
+        current nesting level (``_mL2``): the masks of enclosing levels, which
+        open constructs go back to, stay as they are."""
         terms = [] if base is None else [base]
         terms += extra or []
         terms += [f"~{x}" for x in self.alive()]
         if not terms:
             self.mask = None
             return
-        v = self.tmp("m")
-        self.emit(f"{v} = " + " & ".join(terms))
+        v = f"_mL{len(self.frames)}"
+        if terms != [v]:
+            self.emit(f"{v} = " + " & ".join(terms))
         self.mask = v
 
     def active(self) -> str:
@@ -725,13 +916,17 @@ class _Generator:
     def generate(self) -> str:
         self._plan_arrays()
         self.body(0, len(self.insts), top=True)
-        body = self.lines
-        self.lines = []
+        self.normalize()  # (the last block: the only way out of the dispatch loop)
+        body = self.assemble(1)
+        self.blocks = [[]]
+        self.lines = self.blocks[0]
         self.depth = 1
         # Prologue: bind inputs, constants, arrays, zero registers.
         self.emit("n = env.n")
         self.emit("_ALL = _full(n, True)")
         self.emit("_kill = None")
+        if self.uses_loops:
+            self.emit("_iters = 0")  # loop iterations of this call, every loop together
         for b in sorted(self.const_bufs):
             self.emit(f"cb{b} = rt.const_buf(env.consts, {b})")
         for b, i in sorted(self.const_reads):
@@ -770,7 +965,6 @@ class _Generator:
             self.emit(line)
         self.lines.extend(body)
         # Epilogue: collect outputs.
-        self.normalize()
         if self.shader.processor == "GEOM":
             self.emit("if _any(_gs_open):")
             self.emit("    _emitted.append(_GsEvent('end', _U32(0), _gs_open.copy(), None))")
@@ -793,6 +987,7 @@ class _Generator:
         while pc < end:
             inst = self.insts[pc]
             self.pc = pc
+            self.local_ids = 0
             if pc in self.pending_jumps:
                 self._land_jumps(pc)
             op = inst.opcode
@@ -824,14 +1019,13 @@ class _Generator:
                 raise self.fail(None, f"BRA target :{label} is never reached")
 
     def _land_jumps(self, pc: int) -> None:
+        """The lanes a BRA parked rejoin at its target."""
         parked = self.pending_jumps.pop(pc)
-        for pj in parked:
-            self.jump_excl.remove(pj)
-        joined = self.tmp("m")
-        self.emit(f"{joined} = {self.active()} | " + " | ".join(parked))
+        joined = self.tmp("j")
+        self.emit(f"{joined} = {self.active()} | {parked}")
+        self.emit(f"_parked = _parked & ~{parked}")
+        self.emit(f"{parked} = _NO")
         self.set_mask(joined)
-        for pj in parked:
-            self.emit(f"{pj} = _full(n, False)")
 
 
 # ----------------------------------------------------------------------------
@@ -840,68 +1034,67 @@ class _Generator:
 
 
 def _cf_if(g: _Generator, inst: Instruction) -> None:
-    cond = g.tmp("c")
+    cond = f"_condL{len(g.frames)}"
     if inst.opcode == "UIF":
         g.emit(f"{cond} = {g.src(inst, 0, 0, 'u')} != _U32(0)")
     else:
         # A float condition: -0.0 is false, NaN true (tgsi_exec's `!r.f[i]`).
         g.emit(f"{cond} = {g.src(inst, 0, 0, 'f')} != _F32(0.0)")
-    g.normalize()
     fr = _Frame("if", g.mask, cond=cond)
     g.frames.append(fr)
     g.set_mask(g.mask, [cond])
-    g.emit(f"if _any({g.mask}):")
-    g.depth += 1
-    g.emit("pass")
+    # a branch that no lane takes is skipped outright
+    fr.skip, then = g.new_label(), g.new_label()
+    g.branch(f"_any({g.mask})", then, fr.skip)
+    g.place(then)
 
 
 def _cf_else(g: _Generator, inst: Instruction) -> None:
     if not g.frames or g.frames[-1].kind != "if" or g.frames[-1].in_else:
         raise g.fail(inst, "ELSE without IF")
     fr = g.frames[-1]
-    g.normalize()
-    g.depth -= 1
     fr.in_else = True
+    g.place(fr.skip)
     g.set_mask(fr.parent_mask, [f"~{fr.cond}"])
-    g.emit(f"if _any({g.mask}):")
-    g.depth += 1
-    g.emit("pass")
+    fr.skip, body = g.new_label(), g.new_label()
+    g.branch(f"_any({g.mask})", body, fr.skip)
+    g.place(body)
 
 
 def _cf_endif(g: _Generator, inst: Instruction) -> None:
     if not g.frames or g.frames[-1].kind != "if":
         raise g.fail(inst, "ENDIF without IF")
     fr = g.frames.pop()
-    g.normalize()
-    g.depth -= 1
+    g.place(fr.skip)
     g.set_mask(fr.parent_mask)
 
 
 def _cf_bgnloop(g: _Generator, inst: Instruction) -> None:
-    g.normalize()
-    brk, cont, counter = g.tmp("brk"), g.tmp("cont"), g.tmp("it")
+    level = len(g.frames)
+    brk, cont = f"_brkL{level}", f"_contL{level}"
     base = g.mask
-    fr = _Frame("loop", base, brk=brk, cont=cont, base=base, counter=counter)
+    fr = _Frame("loop", base, brk=brk, cont=cont, base=base)
     g.emit(f"{brk} = _full(n, False)")
-    g.emit(f"{counter} = 0")
-    g.emit("while True:")
-    g.depth += 1
-    g.emit(f"{counter} += 1")
-    g.emit(f"if {counter} > MAX_LOOP_ITERATIONS:")
-    g.emit(f"    _loop_overflow({counter})")
+    fr.top, fr.exit = g.new_label(), g.new_label()
+    g.place(fr.top)
+    # one budget for every loop of the call: nested loops cannot multiply it
+    g.emit("_iters += 1")
+    g.emit("if _iters > MAX_LOOP_ITERATIONS:")
+    g.emit("    _loop_overflow(_iters)")
     g.emit(f"{cont} = _full(n, False)")
     g.frames.append(fr)
     g.set_mask(base)
-    g.emit(f"if not _any({g.mask}):")
-    g.emit("    break")
+    body = g.new_label()
+    g.branch(f"_any({g.active()})", body, fr.exit)
+    g.place(body)
 
 
 def _cf_endloop(g: _Generator, inst: Instruction) -> None:
     if not g.frames or g.frames[-1].kind != "loop":
         raise g.fail(inst, "ENDLOOP without BGNLOOP")
     fr = g.frames.pop()
-    g.normalize()
-    g.depth -= 1
+    g.jump_back(fr.top)
+    g.place(fr.exit)
     g.set_mask(fr.base)
 
 
@@ -956,19 +1149,18 @@ def _cf_cal(g: _Generator, inst: Instruction, cond: str | None = None) -> None:
         raise g.fail(inst, f"CAL target :{inst.label} is not a BGNSUB")
     if g.call_depth >= MAX_CALL_DEPTH:
         raise g.fail(inst, f"subroutine calls nest deeper than {MAX_CALL_DEPTH} (recursion?)")
-    g.normalize()
     start = inst.label
     end = g.sub_starts[start]
     call_mask = g.mask
-    ret = g.tmp("ret")
+    ret = f"_retL{len(g.frames)}"
     g.emit(f"{ret} = _full(n, False)")
     fr = _Frame("sub", call_mask, ret=ret)
     g.frames.append(fr)
     g.set_mask(call_mask, [cond] if cond else None)
     # As tgsi_exec, a call that no lane makes is skipped.
-    g.emit(f"if _any({g.active()}):")
-    g.depth += 1
-    g.emit("pass")
+    body, after = g.new_label(), g.new_label()
+    g.branch(f"_any({g.active()})", body, after)
+    g.place(body)
     g.call_depth += 1
     saved_pc = g.pc
     g.body(start + 1, end)
@@ -976,9 +1168,8 @@ def _cf_cal(g: _Generator, inst: Instruction, cond: str | None = None) -> None:
     g.call_depth -= 1
     if g.frames[-1] is not fr:
         raise g.fail(inst, "subroutine body leaves a control-flow block open")
-    g.normalize()
-    g.depth -= 1
     g.frames.pop()
+    g.place(after)
     g.set_mask(call_mask)
 
 
@@ -989,33 +1180,22 @@ def _cf_callnz(g: _Generator, inst: Instruction) -> None:
 
 
 def _cf_switch(g: _Generator, inst: Instruction) -> None:
-    value, matched, brk, any_case = g.tmp("sw"), g.tmp("swm"), g.tmp("brk"), g.tmp("swa")
+    level = len(g.frames)
+    value, matched = f"_swL{level}", f"_swmL{level}"
+    brk, any_case = f"_brkL{level}", f"_swaL{level}"
     g.emit(f"{value} = {g.src(inst, 0, 0, 'u')}")
     # Lanes that match some CASE of this switch (DEFAULT takes the others);
     # CASE operands are read here, at the SWITCH.
-    terms = [f"({value} == {g.src(c, 0, 0, 'u')})" for c in _switch_cases(g, g.pc)]
-    g.emit(f"{any_case} = " + " | ".join([*terms, "_full(n, False)"]))
+    g.emit(f"{any_case} = _full(n, False)")
+    terms = [f"({value} == {g.src(c, 0, 0, 'u')})" for c in g.switch_cases.get(g.pc, [])]
+    for i in range(0, len(terms), 16):  # (short expressions, however many CASEs)
+        g.emit(f"{any_case} = {any_case} | " + " | ".join(terms[i : i + 16]))
     g.emit(f"{matched} = _full(n, False)")
     g.emit(f"{brk} = _full(n, False)")
     fr = _Frame("switch", g.mask, brk=brk, base=g.mask, sw_value=value, sw_matched=matched)
     fr.sw_any = any_case
     g.frames.append(fr)
     g.set_mask(matched)
-
-
-def _switch_cases(g: _Generator, start: int) -> list[Instruction]:
-    depth = 0
-    out = []
-    for later in g.insts[start + 1 :]:
-        if later.opcode == "SWITCH":
-            depth += 1
-        elif later.opcode == "ENDSWITCH":
-            if depth == 0:
-                break
-            depth -= 1
-        elif later.opcode == "CASE" and depth == 0:
-            out.append(later)
-    return out
 
 
 def _cf_case(g: _Generator, inst: Instruction, default: bool = False) -> None:
@@ -1047,17 +1227,22 @@ def _cf_bra(g: _Generator, inst: Instruction) -> None:
     here = g.pc
     if target is None or not here < target < len(g.insts):
         raise g.unsupported(inst, f"BRA to :{target} (only forward jumps are)")
-    src, dst = g.paths[here], g.paths[target]
+    src, dst = g.path(here), g.path(target)
     if dst != src[: len(dst)]:
         raise g.unsupported(inst, f"BRA to :{target} into another block")
     for start, end in g.sub_starts.items():
         if (start < here <= end) != (start < target <= end):
             raise g.unsupported(inst, f"BRA to :{target} across a subroutine boundary")
-    pj = g.tmp("jmp")
-    g.prologue.append(f"{pj} = _full(n, False)")
+    # The active lanes wait at the target: in the target's variable (one per
+    # target) and in _parked, which every mask excludes while a jump is pending.
+    if not g.pending_jumps and "_parked = _full(n, False)" not in g.prologue:
+        g.prologue.append("_parked = _full(n, False)")
+    pj = g.pending_jumps.get(target)
+    if pj is None:
+        pj = g.pending_jumps[target] = f"_jmp{target}"
+        g.prologue.append(f"{pj} = _NO")
     g.emit(f"{pj} = {pj} | {g.active()}")
-    g.pending_jumps.setdefault(target, []).append(pj)
-    g.jump_excl.append(pj)
+    g.emit(f"_parked = _parked | {g.active()}")
     g.set_mask(g.mask)
 
 

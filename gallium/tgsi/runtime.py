@@ -36,7 +36,9 @@ F32, I32, U32 = np.float32, np.int32, np.uint32
 F64, I64, U64 = np.float64, np.int64, np.uint64
 F16, U16 = np.float16, np.uint16
 
-MAX_LOOP_ITERATIONS = 1 << 20
+# Loop iterations of one kernel call, every loop together (so nested loops cannot
+# multiply it): llvmpipe's LP_MAX_TGSI_LOOP_ITERATIONS.
+MAX_LOOP_ITERATIONS = 65535
 
 
 class ShaderRuntimeError(PipeError, RuntimeError):

@@ -39,6 +39,7 @@ _OUTPUTS = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 _LINE_MODES = (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP)
 _LINE_ADJ = (Prim.LINES_ADJACENCY, Prim.LINE_STRIP_ADJACENCY)
 MAX_OUTPUT_VERTICES = 1024  # PIPE_CAP_MAX_GEOMETRY_OUTPUT_VERTICES
+MAX_INVOCATIONS = 32  # GS_INVOCATIONS (a kernel call runs primitives x invocations lanes)
 
 
 def check_geometry_shader(shader: Any) -> None:
@@ -65,6 +66,14 @@ def check_geometry_shader(shader: Any) -> None:
             "state.tokens",
             f"must declare PROPERTY GS_MAX_OUTPUT_VERTICES between 1 and {MAX_OUTPUT_VERTICES}",
             maxv,
+        )
+    invocations = shader.get_property("GS_INVOCATIONS", 1)
+    if not isinstance(invocations, int) or not 0 <= invocations <= MAX_INVOCATIONS:
+        raise bad_value(
+            "state.tokens",
+            f"may declare PROPERTY GS_INVOCATIONS up to {MAX_INVOCATIONS} (llvmpipe's "
+            "PIPE_CAP_MAX_GS_INVOCATIONS)",
+            invocations,
         )
 
 

@@ -72,7 +72,7 @@ from ..pipe.errors import (
 )
 from ..pipe.fence import Fence
 from ..pipe.state import ComputeState, GridInfo, ImageView, ShaderBuffer
-from ..tgsi import ExecEnv, Kernel, Shader, compile_shader, parse
+from ..tgsi import NUMPIPE, ExecEnv, Kernel, Shader, compile_shader, parse
 from ..tgsi.memory_api import (
     IMAGE_COORDS,
     MemoryRequest,
@@ -158,7 +158,7 @@ def make_compute(state: Any) -> ComputeCSO:
         raise UnsupportedError(f"compute programs in {ir.name} are not supported (TGSI only)")
     prog = state.prog
     if isinstance(prog, str):
-        shader = parse(prog)
+        shader = parse(prog, NUMPIPE)  # a limit broken: at its line and column
     elif isinstance(prog, Shader):
         shader = prog
     elif prog is None:
@@ -215,6 +215,22 @@ def make_compute(state: Any) -> ComputeCSO:
     fixed = tuple(
         int(shader.get_property(f"CS_FIXED_BLOCK_{d}", 0)) for d in ("WIDTH", "HEIGHT", "DEPTH")
     )
+    if any(fixed):
+        for d, v, hi in zip(("WIDTH", "HEIGHT", "DEPTH"), fixed, MAX_BLOCK_SIZE):
+            if not 1 <= v <= hi:
+                raise bad_value(
+                    "state.prog",
+                    f"declares CS_FIXED_BLOCK_{d} {v}; it must be in [1, {hi}] "
+                    "(PIPE_COMPUTE_CAP_MAX_BLOCK_SIZE)",
+                    v,
+                )
+        if fixed[0] * fixed[1] * fixed[2] > MAX_THREADS_PER_BLOCK:
+            raise bad_value(
+                "state.prog",
+                f"declares a fixed block of {fixed[0] * fixed[1] * fixed[2]} invocations; "
+                f"at most {MAX_THREADS_PER_BLOCK} (PIPE_COMPUTE_CAP_MAX_THREADS_PER_BLOCK)",
+                fixed,
+            )
     kernel = compile_shader(shader)
     return ComputeCSO(
         shader=shader,

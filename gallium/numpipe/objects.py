@@ -54,6 +54,7 @@ from ..pipe.state import (
     VertexElement,
 )
 from ..tgsi.compiler import Kernel, compile_shader
+from ..tgsi.limits import NUMPIPE
 from ..tgsi.parser import parse
 from ..tgsi.shader import Shader
 from ..util.format import FormatDesc, try_describe
@@ -311,7 +312,7 @@ def make_shader(
     stage: ShaderType, tokens: Any, arg: str = "state.tokens", state: Any = None
 ) -> ShaderCSO:
     if isinstance(tokens, str):
-        shader = parse(tokens)
+        shader = parse(tokens, NUMPIPE)  # a limit broken: at its line and column
     elif isinstance(tokens, Shader):
         shader = tokens
     elif tokens is None:

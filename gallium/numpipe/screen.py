@@ -20,11 +20,6 @@ import numpy as np
 
 from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
-    PIPE_MAX_CONSTANT_BUFFERS,
-    PIPE_MAX_SHADER_BUFFERS,
-    PIPE_MAX_SHADER_IMAGES,
-    PIPE_MAX_SHADER_INPUTS,
-    PIPE_MAX_SHADER_OUTPUTS,
     PIPE_MAX_WINDOW_RECTANGLES,
     PIPE_TIMEOUT_INFINITE,
     Bind,
@@ -41,6 +36,7 @@ from ..pipe.enums import (
 from ..pipe.errors import PipeValueError, bad_type, bad_value, check_int, short_repr
 from ..pipe.fence import Fence
 from ..pipe.state import DriverQueryInfo, ResourceTemplate
+from ..tgsi.limits import NUMPIPE as SHADER_LIMITS
 from ..util.format import try_describe
 from .resource import Resource, format_desc_or_error, normalize_template, texture_layout
 from .sampler import sampleable
@@ -218,17 +214,19 @@ _CAPF: dict[CapF, float] = {
     CapF.GUARD_BAND_BOTTOM: float(1 << 20),
 }
 
+# The shader limits are the compiler's (gallium/tgsi/limits.py), which checks
+# every program against them: a cap is what works.
 _SHADER_CAPS: dict[ShaderCap, int] = {
-    ShaderCap.MAX_INSTRUCTIONS: 1 << 16,
-    ShaderCap.MAX_ALU_INSTRUCTIONS: 1 << 16,
-    ShaderCap.MAX_TEX_INSTRUCTIONS: 1 << 16,
-    ShaderCap.MAX_TEX_INDIRECTIONS: 1 << 16,
-    ShaderCap.MAX_CONTROL_FLOW_DEPTH: 1 << 10,
-    ShaderCap.MAX_INPUTS: 32,
-    ShaderCap.MAX_OUTPUTS: 32,
-    ShaderCap.MAX_CONST_BUFFER_SIZE: 1 << 16,
-    ShaderCap.MAX_CONST_BUFFERS: 16,
-    ShaderCap.MAX_TEMPS: 4096,
+    ShaderCap.MAX_INSTRUCTIONS: SHADER_LIMITS.instructions,
+    ShaderCap.MAX_ALU_INSTRUCTIONS: SHADER_LIMITS.instructions,
+    ShaderCap.MAX_TEX_INSTRUCTIONS: SHADER_LIMITS.instructions,
+    ShaderCap.MAX_TEX_INDIRECTIONS: SHADER_LIMITS.instructions,
+    ShaderCap.MAX_CONTROL_FLOW_DEPTH: SHADER_LIMITS.control_flow_depth,
+    ShaderCap.MAX_INPUTS: SHADER_LIMITS.inputs,
+    ShaderCap.MAX_OUTPUTS: SHADER_LIMITS.outputs,
+    ShaderCap.MAX_CONST_BUFFER_SIZE: SHADER_LIMITS.const_buffer_size,
+    ShaderCap.MAX_CONST_BUFFERS: SHADER_LIMITS.const_buffers,
+    ShaderCap.MAX_TEMPS: SHADER_LIMITS.temps,
     ShaderCap.TGSI_CONT_SUPPORTED: 1,
     ShaderCap.INDIRECT_INPUT_ADDR: 1,
     ShaderCap.INDIRECT_OUTPUT_ADDR: 1,
@@ -238,10 +236,10 @@ _SHADER_CAPS: dict[ShaderCap, int] = {
     ShaderCap.INTEGERS: 1,
     ShaderCap.INT64_ATOMICS: 0,
     ShaderCap.FP16: 0,
-    ShaderCap.MAX_TEXTURE_SAMPLERS: 32,
+    ShaderCap.MAX_TEXTURE_SAMPLERS: SHADER_LIMITS.samplers,
     ShaderCap.PREFERRED_IR: int(ShaderIR.TGSI),
     ShaderCap.TGSI_SQRT_SUPPORTED: 1,
-    ShaderCap.MAX_SAMPLER_VIEWS: 32,
+    ShaderCap.MAX_SAMPLER_VIEWS: SHADER_LIMITS.sampler_views,
     ShaderCap.TGSI_DROUND_SUPPORTED: 1,
     ShaderCap.TGSI_DFRACEXP_DLDEXP_SUPPORTED: 1,
     ShaderCap.TGSI_FMA_SUPPORTED: 1,
@@ -337,17 +335,11 @@ class NumpipeScreen:
             if cap == ShaderCap.PREFERRED_IR:
                 return int(ShaderIR.TGSI)
             return 0
-        if cap == ShaderCap.MAX_INPUTS:
-            return min(32, PIPE_MAX_SHADER_INPUTS)
-        if cap == ShaderCap.MAX_OUTPUTS:
-            return min(32, PIPE_MAX_SHADER_OUTPUTS)
-        if cap == ShaderCap.MAX_CONST_BUFFERS:
-            return min(16, PIPE_MAX_CONSTANT_BUFFERS)
         if cap == ShaderCap.MAX_SHADER_BUFFERS:
             # compute programs only: vertex and fragment shaders have no memory access yet
-            return PIPE_MAX_SHADER_BUFFERS if stage == ShaderType.COMPUTE else 0
+            return SHADER_LIMITS.shader_buffers if stage == ShaderType.COMPUTE else 0
         if cap == ShaderCap.MAX_SHADER_IMAGES:
-            return PIPE_MAX_SHADER_IMAGES if stage == ShaderType.COMPUTE else 0
+            return SHADER_LIMITS.shader_images if stage == ShaderType.COMPUTE else 0
         return _SHADER_CAPS.get(cap, 0)
 
     def get_compute_param(self, ir_type: ShaderIR | int, param: ComputeCap | int) -> Any:

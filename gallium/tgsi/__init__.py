@@ -7,6 +7,7 @@ once (see :mod:`gallium.tgsi.compiler`).
 """
 
 from .compiler import ExecEnv, GsEvent, Kernel, KernelResult, compile_shader
+from .limits import NUMPIPE, ShaderLimitError, ShaderLimits, check_limits
 from .memory_api import MemoryRequest, ReferenceMemory
 from .parser import TgsiSyntaxError, parse
 from .shader import (
@@ -25,6 +26,7 @@ from .texture_api import TexRequest
 from .tokens import OPCODES, OpcodeInfo
 
 __all__ = [
+    "NUMPIPE",
     "OPCODES",
     "Declaration",
     "Dst",
@@ -41,10 +43,13 @@ __all__ = [
     "ReferenceMemory",
     "Register",
     "Shader",
+    "ShaderLimitError",
+    "ShaderLimits",
     "Src",
     "TexOffset",
     "TexRequest",
     "TgsiSyntaxError",
+    "check_limits",
     "compile_shader",
     "parse",
 ]

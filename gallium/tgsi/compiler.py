@@ -41,7 +41,8 @@ itself allows 20 nested loops).  Memory stays bounded whatever the program's
 length: an instruction's temporaries are reused by the next instruction,
 and each nesting level has one set of mask and condition variables.
 Generation is linear in the program (every per-instruction lookup is
-precomputed).
+precomputed), and what a kernel may hold is checked first against the
+limits of :mod:`gallium.tgsi.limits` (the screen's shader caps).
 
 Derivatives (DDX/DDY and the _FINE forms) work on 2x2 quads: the lanes of a
 fragment kernel are laid out so that reshaping them to ``(A, 2, B, 2)``
@@ -85,6 +86,7 @@ from ..pipe.errors import PipeValueError, UnsupportedError
 from . import ops_alu, ops_mem, ops_tex, ops_wide  # noqa: F401  (register emitters)
 from . import runtime as rt
 from .codegen import OPCODE_EMITTERS
+from .limits import NUMPIPE, ShaderLimitError, check_limits, inlined_error
 from .memory_api import MemoryRequest
 from .parser import parse
 from .runtime import MAX_LOOP_ITERATIONS, ShaderRuntimeError
@@ -95,7 +97,10 @@ F32, I32, U32 = np.float32, np.int32, np.uint32
 _TYPE_NAMES = {"f": "_F32", "i": "_I32", "u": "_U32"}
 
 MAX_CALL_DEPTH = 32
-MAX_KERNEL_LINES = 200_000
+# Generated lines of a kernel at most: a program within the limits of
+# gallium/tgsi/limits.py stays far below (about 14 lines an instruction at
+# worst); this only guards against a generator bug.
+MAX_KERNEL_LINES = 24 * NUMPIPE.instructions + 50_000
 
 __all__ = [
     "MAX_LOOP_ITERATIONS",
@@ -250,13 +255,19 @@ _cache: dict[Shader, Kernel] = {}
 
 
 def compile_shader(shader: Shader | str) -> Kernel:
-    """Compile (or fetch from the cache) the kernel of a shader or TGSI text."""
+    """Compile (or fetch from the cache) the kernel of a shader or TGSI text.
+
+    A program beyond numpipe's limits (:data:`gallium.tgsi.limits.NUMPIPE`: the
+    screen's shader caps) is refused before anything is generated: text with a
+    TgsiSyntaxError at the offending number, a Shader with a ShaderLimitError.
+    """
     if isinstance(shader, str):
-        shader = parse(shader)
+        shader = parse(shader, NUMPIPE)
     with _cache_lock:
         kernel = _cache.get(shader)
     if kernel is not None:
         return kernel
+    check_limits(shader, NUMPIPE)
     source = _Generator(shader).generate()
     namespace = dict(_RUNTIME)
     namespace.update(_immediate_namespace(shader))
@@ -404,6 +415,7 @@ class _Generator:
         self.nonfloat: set[str] = set()  # registers whose current view is not float
         self.ids = itertools.count()
         self.local_ids = 0  # instruction-local temporaries (reset per instruction)
+        self.inlined = 0  # instructions generated, subroutines counted where called
         self.mask: str | None = None  # current lane mask variable (None = all lanes)
         self.frames: list[_Frame] = []
         self.main_ret: str | None = None
@@ -445,13 +457,8 @@ class _Generator:
     def emit(self, line: str) -> None:
         self.nlines += 1
         if self.nlines > MAX_KERNEL_LINES:
-            why = (
-                "CAL inlines each subroutine's body where it is called"
-                if any(i.opcode in ("CAL", "CALLNZ") for i in self.insts)
-                else "a kernel of this program would be too long"
-            )
             raise ShaderCompileError(
-                f"the program's kernel exceeds {MAX_KERNEL_LINES} lines of generated code ({why})"
+                f"internal error: the kernel exceeds {MAX_KERNEL_LINES} lines of generated code"
             )
         self.lines.append("    " * self.depth + line)
 
@@ -988,6 +995,10 @@ class _Generator:
             inst = self.insts[pc]
             self.pc = pc
             self.local_ids = 0
+            self.inlined += 1
+            if self.inlined > NUMPIPE.instructions:
+                msg = inlined_error(NUMPIPE, self.inlined)
+                raise ShaderLimitError(f"TGSI line {inst.line}: {msg}")
             if pc in self.pending_jumps:
                 self._land_jumps(pc)
             op = inst.opcode

@@ -25,7 +25,15 @@ are accepted on every ATOM* opcode (tgsi_text only marks LOAD..ATOMIMAX and
 RESQ as memory instructions).  Carriage returns count as white space.
 
 Nothing in here touches threads or numpy state; it is a pure function of the
-text, fuzzed by the test suite to raise nothing but ``TgsiSyntaxError``.
+text, fuzzed by the test suite to raise nothing but ``TgsiSyntaxError``.  It
+runs in time linear in the text (line numbers are counted incrementally), and
+an error message quotes at most ``QUOTE_LIMIT`` characters of the text.
+
+``parse(text, limits=...)`` also checks the program against a screen's
+:class:`~gallium.tgsi.limits.ShaderLimits` as it goes: a register, a
+declaration range, the immediates, the instructions or the nesting of control
+flow beyond a limit is a ``TgsiSyntaxError`` at that number's line and column,
+raised before the rest of the text is read (the drivers parse this way).
 """
 
 from __future__ import annotations
@@ -35,6 +43,14 @@ import struct
 from fractions import Fraction
 
 from ..pipe.errors import PipeValueError
+from .limits import (
+    DeclarationSet,
+    ShaderLimits,
+    depth_error,
+    instructions_error,
+    operand_error,
+    register_error,
+)
 from .shader import (
     Declaration,
     Dst,
@@ -95,6 +111,17 @@ _FLOAT = re.compile(
     re.IGNORECASE,
 )
 _C_INT = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_OPENERS = frozenset({"IF", "UIF", "IFC", "BGNLOOP", "SWITCH"})
+_CLOSERS = frozenset({"ENDIF", "ENDLOOP", "ENDSWITCH"})
+
+QUOTE_LIMIT = 40  # characters of the program quoted in an error message
+
+
+def quote(word: str) -> str:
+    """``word`` as an error message quotes it: cut (with its length said) when long."""
+    if len(word) <= QUOTE_LIMIT:
+        return f"`{word}'"
+    return f"`{word[: QUOTE_LIMIT - 8]}...' ({len(word)} characters)"
 
 
 class TgsiSyntaxError(PipeValueError):
@@ -112,18 +139,24 @@ class TgsiSyntaxError(PipeValueError):
         super().__init__(f"{where}: {text}")
 
 
-def parse(text: str) -> Shader:
-    """Parse TGSI text into a :class:`Shader`."""
+def parse(text: str, limits: ShaderLimits | None = None) -> Shader:
+    """Parse TGSI text into a :class:`Shader`; with ``limits``, refuse what is
+    beyond them (see the module docstring)."""
     if not isinstance(text, str):
         raise TypeError(f"TGSI text must be str; got {type(text).__name__}")
-    return _Parser(text).run()
+    return _Parser(text, limits).run()
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, limits: ShaderLimits | None = None) -> None:
         self.s = text
         self.n = len(text)
         self.pos = 0
+        self.limits = limits
+        self.declared = DeclarationSet()
+        self.depth = 0  # open IF/UIF/BGNLOOP/SWITCH
+        self._line_pos = 0  # line numbers: the newlines before _line_pos are counted
+        self._line_no = 1
         self.processor = ""
         self.implied_array_size = 0
         self.decls: list[Declaration] = []
@@ -135,14 +168,28 @@ class _Parser:
 
     def error(self, message: str, expected: str | None = None, pos: int | None = None):
         p = self.pos if pos is None else pos
-        line = self.s.count("\n", 0, p) + 1
+        line = self._line_of(p)
         col = p - (self.s.rfind("\n", 0, p) + 1) + 1
         if expected is not None and not message:
             message = f"expected {expected}"
         return TgsiSyntaxError(message, line, col, expected)
 
     def line(self) -> int:
-        return self.s.count("\n", 0, self.pos) + 1
+        return self._line_of(self.pos)
+
+    def _line_of(self, p: int) -> int:
+        """The 1-based line of offset ``p``, counting only the newlines since the
+        last offset asked for (the parser moves forward, so every newline is
+        counted once)."""
+        if p < self._line_pos:
+            return self.s.count("\n", 0, p) + 1  # (an error behind the cursor: once)
+        self._line_no += self.s.count("\n", self._line_pos, p)
+        self._line_pos = p
+        return self._line_no
+
+    def limit_error(self, message: str | None, pos: int) -> None:
+        if message is not None:
+            raise self.error(message, pos=pos)
 
     def peek(self) -> str:
         return self.s[self.pos] if self.pos < self.n else ""
@@ -306,6 +353,7 @@ class _Parser:
         return index, indirect
 
     def register(self) -> Register:
+        start = self.pos
         file = self.file()
         self.expect_char("[")
         index, indirect = self.bracket()
@@ -314,9 +362,13 @@ class _Parser:
         if self.peek() == "[":
             self.pos += 1
             index2, indirect2 = self.bracket()
-            return Register(file, index2, indirect2, dimension=index, dim_indirect=indirect)
-        self.pos = p
-        return Register(file, index, indirect)
+            reg = Register(file, index2, indirect2, dimension=index, dim_indirect=indirect)
+        else:
+            self.pos = p
+            reg = Register(file, index, indirect)
+        if self.limits is not None:
+            self.limit_error(operand_error(self.limits, reg), start)
+        return reg
 
     def swizzle(self, count: int) -> tuple[int, ...] | None:
         p = self.pos
@@ -394,7 +446,14 @@ class _Parser:
         info = OPCODES.get(name)
         if info is None:
             kind = "unknown opcode" if labelled else "unknown statement"
-            raise self.error(f"{kind} `{word}'", "an opcode", pos=start)
+            raise self.error(f"{kind} {quote(word)}", "an opcode", pos=start)
+        if self.limits is not None:
+            self.limit_error(instructions_error(self.limits, len(self.insts) + 1), start)
+            if name in _OPENERS:
+                self.depth += 1
+                self.limit_error(depth_error(self.limits, name, self.depth), start)
+            elif name in _CLOSERS:
+                self.depth = max(0, self.depth - 1)
         self.pos += len(word)
         n_ops = info.num_dst + info.num_src + (1 if info.is_tex else 0)
         if n_ops and self.pos < self.n and self.peek() not in _WHITE:
@@ -511,6 +570,7 @@ class _Parser:
 
     def dcl_bracket(self) -> tuple[int, int]:
         self.white()
+        self._first_pos = self._last_pos = self.pos
         first = self.opt_uint()
         if first is None:
             if self.peek() == "]" and self.implied_array_size:
@@ -522,6 +582,7 @@ class _Parser:
         if self.s.startswith("..", self.pos):
             self.pos += 2
             self.white()
+            self._last_pos = self.pos
             last = self.uint("literal integer")
             self.white()
         if self.peek() != "]":
@@ -535,9 +596,11 @@ class _Parser:
         line = self.line()
         if not self.white():
             raise self.error("syntax error", "white space after DCL")
+        file_pos = self.pos
         file = self.file()
         self.expect_char("[")
         first, last = self.dcl_bracket()
+        positions = (self._first_pos, self._last_pos)
         dimension = None
         p = self.pos
         self.white()
@@ -549,11 +612,20 @@ class _Parser:
                 or (self.processor == "TESS_EVAL" and file == "IN")
                 or (self.processor == "TESS_CTRL" and file in ("IN", "OUT"))
             )
+            if self.limits is not None:  # the buffer, or the last vertex
+                vertex = first if not per_vertex else last
+                msg = register_error(self.limits, file, 0, vertex)
+                self.limit_error(msg, positions[0] if not per_vertex else positions[1])
             if not per_vertex:
                 dimension = first
             first, last = f2, l2
+            positions = (self._first_pos, self._last_pos)
         else:
             self.pos = p
+        if self.limits is not None:
+            for index, pos in zip((first, last), positions):
+                self.limit_error(register_error(self.limits, file, index), pos)
+            self.limit_error(self.declared.add(file, dimension, first, last), file_pos)
         usage = self.writemask()
         kw: dict = {}
         is_vs_input = file == "IN" and self.processor == "VERT"
@@ -683,6 +755,10 @@ class _Parser:
 
     def immediate(self) -> None:
         line = self.line()
+        if self.limits is not None and len(self.imms) >= self.limits.immediates:
+            n = self.limits.immediates
+            message = f"IMM[{n}] is beyond numpipe's limit of {n} immediates"
+            raise self.error(message, pos=self.pos - 3)
         if self.peek() == "[":
             self.pos += 1
             self.white()
@@ -756,7 +832,7 @@ class _Parser:
             raise self.error("syntax error", "a property name")
         name = word.upper()
         if name not in PROPERTIES:
-            raise self.error(f"unknown property `{word}'", "a property name")
+            raise self.error(f"unknown property {quote(word)}", "a property name")
         self.pos += len(word)
         self.white()
         names = PROPERTY_VALUE_NAMES.get(name)

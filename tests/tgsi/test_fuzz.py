@@ -1,5 +1,6 @@
 """Property tests of the TGSI parser: it never raises anything but
-TgsiSyntaxError and never hangs, and Shader.to_text() round-trips."""
+TgsiSyntaxError and never hangs, and Shader.to_text() round-trips; programs
+of hostile sizes are refused at once (gallium/tgsi/limits.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gallium.pipe.errors import UnsupportedError
 from gallium.tgsi import (
+    NUMPIPE,
     OPCODES,
     Declaration,
     Dst,
@@ -19,11 +22,14 @@ from gallium.tgsi import (
     Property,
     Register,
     Shader,
+    ShaderLimitError,
     Src,
     TexOffset,
     TgsiSyntaxError,
+    compile_shader,
     parse,
 )
+from gallium.tgsi.compiler import ShaderCompileError
 from gallium.tgsi.parser import MEMORY_OPCODES, SAMPLE_OPCODES
 from gallium.tgsi.tokens import (
     INTERPOLATIONS,
@@ -388,3 +394,76 @@ def test_generated_shaders_round_trip(shader):
     text = shader.to_text()
     again = parse(text)
     assert again == shader, text
+
+
+# -- hostile sizes ---------------------------------------------------------------------------
+
+HOSTILE = st.sampled_from(
+    [0, 1, 15, 16, 31, 32, 33, 63, 64, 4095, 4096, 4097, 16383, 16384, 65535, 65536,
+     2**31 - 1, 2**31, 2**32 - 1, 2**32, 10**20]
+)  # fmt: skip
+HOSTILE_FILES = ["TEMP", "IN", "OUT", "CONST", "SAMP", "SVIEW", "BUFFER", "IMAGE", "ADDR",
+                 "SV", "MEMORY", "IMM", "HWATOMIC", "NULL"]  # fmt: skip
+
+
+@st.composite
+def hostile_programs(draw):
+    """Programs whose numbers are limits, one past them, or absurd: declared
+    ranges, 2-D declarations, operands, nesting far past the limit."""
+    proc = draw(st.sampled_from(["VERT", "FRAG", "GEOM", "COMP"]))
+    lines = [proc]
+    for _ in range(draw(st.integers(0, 6))):
+        file = draw(st.sampled_from(HOSTILE_FILES[:-2]))
+        first = draw(HOSTILE)
+        rng = f"{first}..{draw(HOSTILE)}" if draw(st.booleans()) else f"{first}"
+        dim = f"[{draw(HOSTILE)}]" if draw(st.booleans()) else ""
+        lines.append(f"DCL {file}{dim}[{rng}]")
+    lines.append("IMM[0] FLT32 {1.0, 0.0, 0.5, 2.0}")
+    depth = draw(st.sampled_from([0, 1, 79, 80, 81, 200]))
+    opener = draw(st.sampled_from(["BGNLOOP", "IF IMM[0].xxxx", "UIF IMM[0].yyyy"]))
+    closer = "BRK\nENDLOOP" if opener == "BGNLOOP" else "ENDIF"
+    lines += [opener] * depth
+    for _ in range(draw(st.integers(0, 4))):
+        dst = f"{draw(st.sampled_from(['TEMP', 'OUT', 'ADDR']))}[{draw(HOSTILE)}]"
+        src = f"{draw(st.sampled_from(HOSTILE_FILES))}[{draw(HOSTILE)}]"
+        if draw(st.booleans()):
+            src = f"CONST[{draw(HOSTILE)}][{draw(HOSTILE)}]"
+        lines.append(f"MOV {dst}, {src}")
+    lines += [closer] * depth
+    lines.append("END")
+    return "\n".join(lines) + "\n"
+
+
+@settings(
+    max_examples=300,
+    deadline=timedelta(seconds=3),
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(hostile_programs())
+def test_hostile_sizes_are_refused_at_once_or_compiled(text):
+    """With the screen's limits a program is refused at parse time (a
+    TgsiSyntaxError at a line and column) or compiles; a program parsed without
+    limits is refused by the compiler with a ShaderLimitError before anything is
+    generated.  Nothing else escapes: no MemoryError, no RecursionError, no
+    SyntaxError of the generated code."""
+    try:
+        shader = parse(text, NUMPIPE)
+    except TgsiSyntaxError as exc:
+        assert exc.line >= 1 and exc.column >= 1
+        shader = None
+    if shader is not None:
+        try:
+            compile_shader(shader)
+        except (ShaderCompileError, UnsupportedError):
+            pass  # (a program that is not valid TGSI, within the limits)
+    try:
+        loose = parse(text)
+    except TgsiSyntaxError:
+        return
+    try:
+        compile_shader(loose)
+    except ShaderLimitError:
+        assert shader is None  # exactly what the parser refused with limits
+    except (ShaderCompileError, UnsupportedError):
+        pass

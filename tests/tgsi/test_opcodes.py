@@ -105,20 +105,24 @@ def check_table(opcode: str, types: str, out_kind: str, cases: list) -> None:
         for c in range(4):
             got = int(out[c][k])
             assert same(got, expected, out_kind), (opcode, args, hex(got), expected, "lane")
-    # 2) uniform: the same cases through immediates.
-    imms, lines = [], []
-    for k, (args, _expected) in enumerate(cases):
-        words = [bits_of(a, t) for a, t in zip(args, types)]
-        imms.append(f"IMM[{k}] UINT32 {{{', '.join(str(w) for w in words + [0] * (4 - nsrc))}}}")
-        ops = ", ".join(f"IMM[{k}].{'xyzw'[j] * 4}" for j in range(nsrc))
-        lines.append(f"{opcode} OUT[{k}], {ops}")
-    body = "\n".join(f"  {i}: {line}" for i, line in enumerate([*lines, "END"]))
-    text = f"FRAG\nDCL OUT[0..{n - 1}]\n" + "\n".join(imms) + "\n" + body + "\n"
-    out = run_lanes(text, [], 1)
-    for k, (args, expected) in enumerate(cases):
-        for c in range(4):
-            got = int(out[k][c][0])
-            assert same(got, expected, out_kind), (opcode, args, hex(got), expected, "uniform")
+    # 2) uniform: the same cases through immediates, 32 (PIPE_SHADER_CAP_MAX_OUTPUTS)
+    # a program.
+    for first in range(0, n, 32):
+        chunk = cases[first : first + 32]
+        imms, lines = [], []
+        for k, (args, _expected) in enumerate(chunk):
+            words = [bits_of(a, t) for a, t in zip(args, types)]
+            imm = ", ".join(str(w) for w in words + [0] * (4 - nsrc))
+            imms.append(f"IMM[{k}] UINT32 {{{imm}}}")
+            ops = ", ".join(f"IMM[{k}].{'xyzw'[j] * 4}" for j in range(nsrc))
+            lines.append(f"{opcode} OUT[{k}], {ops}")
+        body = "\n".join(f"  {i}: {line}" for i, line in enumerate([*lines, "END"]))
+        text = f"FRAG\nDCL OUT[0..{len(chunk) - 1}]\n" + "\n".join(imms) + "\n" + body + "\n"
+        out = run_lanes(text, [], 1)
+        for k, (args, expected) in enumerate(chunk):
+            for c in range(4):
+                got = int(out[k][c][0])
+                assert same(got, expected, out_kind), (opcode, args, hex(got), expected, "uniform")
 
 
 # -- float arithmetic -----------------------------------------------------------------

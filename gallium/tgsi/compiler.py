@@ -379,10 +379,6 @@ class _Segment:
 _VALUE_FILES = ("TEMP", "OUT", "IN", "ADDR")
 _OPENERS = ("IF", "UIF", "IFC", "BGNLOOP", "SWITCH", "BGNSUB")
 _CLOSERS = ("ENDIF", "ENDLOOP", "ENDSWITCH", "ENDSUB")
-# Temporaries that live within one instruction: their names are reused by the
-# next instruction, so a kernel keeps a few such arrays alive, not one per
-# instruction (1000 instructions over 64k lanes held 1 GiB).
-_LOCAL_TEMPS = frozenset({"v", "p", "q", "k", "tex", "mem", "e", "eff", "c", "j"})
 # Blocks of generated code per dispatch group (see _Generator.assemble).
 _GROUP = 32
 _LABEL = re.compile(r"__L(\d+)__")
@@ -413,7 +409,6 @@ class _Generator:
         self.labels = itertools.count()
         self.types: dict[str, str] = {}  # variable -> "f" | "i" | "u"
         self.nonfloat: set[str] = set()  # registers whose current view is not float
-        self.ids = itertools.count()
         self.local_ids = 0  # instruction-local temporaries (reset per instruction)
         self.inlined = 0  # instructions generated, subroutines counted where called
         self.mask: str | None = None  # current lane mask variable (None = all lanes)
@@ -463,12 +458,12 @@ class _Generator:
         self.lines.append("    " * self.depth + line)
 
     def tmp(self, prefix: str = "v") -> str:
-        """A fresh variable name; instruction-local ones are reused by the next
-        instruction (_LOCAL_TEMPS)."""
-        if prefix in _LOCAL_TEMPS:
-            self.local_ids += 1
-            return f"_{prefix}{self.local_ids - 1}"
-        return f"_{prefix}{next(self.ids)}"
+        """A fresh name for a temporary of the current instruction.  The next
+        instruction reuses the names, so a kernel keeps a few temporaries alive,
+        not one per instruction (1000 instructions over 64k lanes held 1 GiB);
+        what outlives an instruction is a register or a nesting level's variable."""
+        self.local_ids += 1
+        return f"_{prefix}{self.local_ids - 1}"
 
     def set_type(self, name: str, typ: str) -> None:
         self.types[name] = typ

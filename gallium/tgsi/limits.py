@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..pipe.errors import PipeValueError
+from .shader import Register, Shader
 
 TOKEN_INDEX_LIMIT = 1 << 16  # register indices fit tgsi_declaration_range's 16 bits
 _OPENERS = frozenset({"IF", "UIF", "IFC", "BGNLOOP", "SWITCH"})
@@ -162,14 +163,11 @@ class DeclarationSet:
         return None
 
 
-def check_limits(shader: object, limits: ShaderLimits = NUMPIPE) -> None:
+def check_limits(shader: Shader, limits: ShaderLimits = NUMPIPE) -> None:
     """Raise :class:`ShaderLimitError` unless ``shader`` (a parsed Shader) fits
     ``limits``: its instructions, nesting, declarations, immediates and every
-    register it names.  Linear in the program; allocates nothing per register
-    a declaration names."""
-    from .shader import Shader
-
-    assert isinstance(shader, Shader)
+    register it names.  Linear in the program; a declaration's range is checked
+    before its registers are counted, so nothing beyond the limits is made."""
 
     def fail(message: str, line: int = 0) -> ShaderLimitError:
         return ShaderLimitError(f"TGSI line {line}: {message}" if line else message)
@@ -207,14 +205,14 @@ def check_limits(shader: object, limits: ShaderLimits = NUMPIPE) -> None:
                 raise fail(msg, inst.line)
 
 
-def operand_error(limits: ShaderLimits, reg: object) -> str | None:
-    """Why a register operand (a :class:`~gallium.tgsi.shader.Register`) names a
-    register beyond ``limits``, or None.  An indirect index is an offset from
-    an address register: only the address register is checked."""
-    dimension = reg.dimension if reg.dim_indirect is None else None  # type: ignore[attr-defined]
-    index = reg.index if reg.indirect is None else 0  # type: ignore[attr-defined]
-    msg = register_error(limits, reg.file, index, dimension)  # type: ignore[attr-defined]
-    for ind in (reg.indirect, reg.dim_indirect):  # type: ignore[attr-defined]
+def operand_error(limits: ShaderLimits, reg: Register) -> str | None:
+    """Why a register operand names a register beyond ``limits``, or None.  An
+    indirect index is an offset from an address register: only the address
+    register is checked."""
+    dimension = reg.dimension if reg.dim_indirect is None else None
+    index = reg.index if reg.indirect is None else 0
+    msg = register_error(limits, reg.file, index, dimension)
+    for ind in (reg.indirect, reg.dim_indirect):
         if msg is None and ind is not None:
             msg = register_error(limits, ind.file, ind.index)
     return msg

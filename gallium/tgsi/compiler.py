@@ -32,7 +32,8 @@ refused at compile time); BRA (a legacy forward jump) parks lanes until its
 target.  KILL adds active lanes to the kill mask; killed lanes keep executing
 (their results are discarded), so derivatives stay defined, but their stores
 and atomics do not land.  Every loop of a call shares one budget of
-MAX_LOOP_ITERATIONS iterations (a shader error beyond it).
+MAX_LOOP_ITERATIONS iterations, as llvmpipe's loop limiter: once it is spent,
+each loop ends at its ENDLOOP (no error).
 
 The kernel's Python does not nest as the TGSI does: the code between jumps
 forms *blocks*, run by a flat dispatch loop (``_Generator.assemble``), so a
@@ -316,7 +317,6 @@ _RUNTIME: dict[str, Any] = {
     "_any": rt.any_lane,
     "_full": rt.full,
     "_sat": rt.sat,
-    "_loop_overflow": rt.loop_overflow,
     "_NO": np.False_,
     "_TexRequest": TexRequest,
     "_MemoryRequest": MemoryRequest,
@@ -1083,10 +1083,6 @@ def _cf_bgnloop(g: _Generator, inst: Instruction) -> None:
     g.emit(f"{brk} = _full(n, False)")
     fr.top, fr.exit = g.new_label(), g.new_label()
     g.place(fr.top)
-    # one budget for every loop of the call: nested loops cannot multiply it
-    g.emit("_iters += 1")
-    g.emit("if _iters > MAX_LOOP_ITERATIONS:")
-    g.emit("    _loop_overflow(_iters)")
     g.emit(f"{cont} = _full(n, False)")
     g.frames.append(fr)
     g.set_mask(base)
@@ -1099,7 +1095,14 @@ def _cf_endloop(g: _Generator, inst: Instruction) -> None:
     if not g.frames or g.frames[-1].kind != "loop":
         raise g.fail(inst, "ENDLOOP without BGNLOOP")
     fr = g.frames.pop()
-    g.jump_back(fr.top)
+    # llvmpipe's loop limiter: one budget for every loop of the call (nested
+    # loops cannot multiply it), counted at ENDLOOP; once it is spent, every
+    # loop ends there, silently (no error, as on llvmpipe)
+    g.normalize()
+    g.emit("_iters += 1")
+    g.emit("if _iters < MAX_LOOP_ITERATIONS:")
+    g.emit(f"    _pc = __L{fr.top}__")
+    g.emit("    continue")
     g.place(fr.exit)
     g.set_mask(fr.base)
 

@@ -80,12 +80,6 @@ def where(mask: Any, new: Any, old: Any) -> Any:
     return np.where(mask, new, old)
 
 
-def loop_overflow(iterations: int) -> None:
-    raise ShaderRuntimeError(
-        f"shader loop ran {iterations - 1} iterations without every lane leaving it"
-    )
-
-
 # ----------------------------------------------------------------------------
 # Float helpers
 # ----------------------------------------------------------------------------

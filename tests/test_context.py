@@ -337,3 +337,55 @@ def test_a_draw_of_too_many_vertices_is_refused_at_the_call(screen, ctx, count, 
     ctx.flush().wait(10)
     assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
     assert (read_rgba8(ctx, rt) == [255, 0, 0, 255]).all()
+
+
+def test_clears_and_draws_stay_inside_a_framebuffer_smaller_than_its_surfaces(screen, ctx):
+    """A 40x24 framebuffer over 64x64 surfaces: clear and draw change the
+    framebuffer's pixels only (the colour and the depth/stencil surface), and
+    a colour surface viewing the resource in another format is written in
+    the surface's format."""
+    T = pipe.TextureTarget.TEXTURE_2D
+    rt = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=T, format=pipe.Format.R8G8B8A8_UNORM, width0=64, height0=64,
+            bind=pipe.Bind.RENDER_TARGET,
+        )
+    )  # fmt: skip
+    zs = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=T, format=pipe.Format.Z24_UNORM_S8_UINT, width0=64, height0=64,
+            bind=pipe.Bind.DEPTH_STENCIL,
+        )
+    )  # fmt: skip
+    box = pipe.Box(0, 0, 0, 64, 64, 1)
+    ctx.texture_subdata(rt, 0, pipe.Transfer.WRITE, box, np.full((64, 64, 4), 7, np.uint8))
+    ctx.texture_subdata(zs, 0, pipe.Transfer.WRITE, box, np.full((64, 64, 4), 9, np.uint8))
+    bgra = pipe.Format.B8G8R8A8_UNORM  # the same bytes, the channels read the other way
+    ctx.set_framebuffer_state(
+        pipe.FramebufferState(
+            width=40,
+            height=24,
+            cbufs=[ctx.create_surface(rt, pipe.SurfaceTemplate(format=bgra))],
+            zsbuf=ctx.create_surface(zs, pipe.SurfaceTemplate(format=zs.format)),
+        )
+    )
+    ctx.set_viewport_states(0, [pipe.ViewportState(scale=(20, 12, 0.5), translate=(20, 12, 0.5))])
+    bind_passthrough(ctx)
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(1, 0, 0, 1), depth=0.5)
+    # a triangle covering the whole framebuffer and beyond, blue
+    set_vertices(ctx, np.float32([[-1, -1, 0, 1, 0, 0, 1, 1], [3, -1, 0, 1, 0, 0, 1, 1],
+                                  [-1, 3, 0, 1, 0, 0, 1, 1]]))  # fmt: skip
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+    ctx.flush().wait(10)
+    img = read_rgba8(ctx, rt)
+    inside, outside = (
+        img[:24, :40],
+        np.concatenate([img[24:].reshape(-1, 4), img[:24, 40:].reshape(-1, 4)]),
+    )
+    assert (inside == [255, 0, 0, 255]).all()  # blue through a BGRA view: byte 0 holds blue
+    assert (outside == 7).all()
+    data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, box)
+    words = np.array(data[0]).view(np.uint32)[..., 0]
+    ctx.transfer_unmap(xfer)
+    assert (words[:24, :40] == round(0.5 * 0xFFFFFF)).all()  # cleared (stencil 0)
+    assert (words[24:] == 0x09090909).all() and (words[:24, 40:] == 0x09090909).all()

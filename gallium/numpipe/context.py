@@ -1192,8 +1192,9 @@ class NumpipeContext:
                     continue
                 res = s.texture
                 hit = self._targets.get(id(s))
-                if hit is None or hit[0] is not s or hit[1] is not res.storage:
-                    hit = (s, res.storage, _color_target(s))
+                size = (fb.width, fb.height)
+                if hit is None or hit[0] is not s or hit[1] is not res.storage or hit[3] != size:
+                    hit = (s, res.storage, _color_target(s, fb.width, fb.height), size)
                 targets[id(s)] = hit
                 cbufs.append(hit[2])
                 resources.add(res)
@@ -1237,7 +1238,7 @@ class NumpipeContext:
                     continue
                 res = s.texture
                 t = make_color_target(res, s.level, s.first_layer, res.storage, _desc(s), sample)
-                row.append(t)
+                row.append(_cropped(t, w, h))
             cbufs.append(row)
             zs = None
             if fb.zsbuf is not None:
@@ -2355,14 +2356,26 @@ def _fb_key(fb: FramebufferState) -> tuple:
     return (fb.width, fb.height, tuple(id(s) for s in fb.cbufs), id(fb.zsbuf))
 
 
-def _color_target(surface: Surface):
+def _color_target(surface: Surface, width: int, height: int):
+    """The surface as the rasterizer writes it, in the surface's format, cropped
+    to the framebuffer (clears and draws reach no pixel outside it)."""
     res = surface.texture
-    target = make_color_target(res, surface.level, surface.first_layer, res.storage)
-    if surface.format != res.format:
-        from ..util.format import describe
+    target = make_color_target(res, surface.level, surface.first_layer, res.storage, _desc(surface))
+    return _cropped(target, width, height)
 
-        target.desc = describe(surface.format)
-    return target
+
+def _cropped(target: Any, width: int, height: int) -> Any:
+    """``target`` with its arrays cut to the framebuffer's ``width`` x ``height``
+    (views: rows keep the surface's pitch, which every path handles)."""
+    if target.raw.shape[0] <= height and target.raw.shape[1] <= width:
+        return target
+    cut = (slice(0, height), slice(0, width))
+    return dataclasses.replace(
+        target,
+        raw=target.raw[cut],
+        typed=None if target.typed is None else target.typed[cut],
+        words=None if target.words is None else target.words[cut],
+    )
 
 
 def _user_bytes(obj: Any, arg: str) -> np.ndarray:

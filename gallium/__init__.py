@@ -27,9 +27,13 @@ def create_screen(num_threads: int | None = None, processes: bool | None = None)
     ``NUMPIPE_PROCESSES=0``; see workers/bandproc.py).  The output is the
     same either way.
     """
+    import threaded
+
     from .numpipe.screen import NumpipeScreen
 
-    return NumpipeScreen(num_threads, processes)
+    # the composition: the software driver's screen, its contexts wrapped by
+    # the threaded frontend (which knows only the contract, gallium.pipe)
+    return NumpipeScreen(num_threads, processes, frontend=threaded.FRONTEND)
 
 
 __all__ = [

@@ -294,19 +294,19 @@ def test_blending_off_writes_the_colour_and_colormask_keeps_channels(screen, ctx
     assert (read_rgba8(ctx, rt) == [255, 255, 51, 255]).all()
 
 
-def test_a_checked_draw_info_is_a_private_copy_not_checked_twice():
+def test_a_checked_draw_info_is_a_private_copy_not_checked_twice(screen):
     """check_draw_info returns a validated private copy; given its own copy
     back (the threaded context's recorded one, on the driver thread) it
     returns it as it is, and the caller's object stays unchecked."""
-    from gallium.numpipe.context import check_draw_info
+    from gallium.pipe.checks import check_draw_info
 
     info = pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3)
-    checked = check_draw_info(info)
+    checked = check_draw_info(info, screen.support)
     assert checked is not info and isinstance(checked, pipe.DrawInfo)
-    assert check_draw_info(checked) is checked
+    assert check_draw_info(checked, screen.support) is checked
     info.count = -1  # the caller's object: checked again, and rejected
     with pytest.raises(ValueError, match=r"info\.count"):
-        check_draw_info(info)
+        check_draw_info(info, screen.support)
     assert checked.count == 3
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
+from helpers import PASS_VS, bind_passthrough, make_target, read_rgba8, set_vertices
 
 from gallium import pipe
-from gallium.pipe.errors import PipeError
+from gallium.pipe.errors import PipeError, PipeValueError
 from gallium.tgsi import TgsiSyntaxError
 
 TRI = [[-1, -1, 0, 1, 0, 1, 0, 1], [3, -1, 0, 1, 0, 1, 0, 1], [-1, 3, 0, 1, 0, 1, 0, 1]]
@@ -89,27 +89,52 @@ def test_bad_cso_binds_are_rejected_at_the_call_on_a_threaded_context(threaded_c
     assert threaded_ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
 
 
-def test_driver_thread_error_surfaces_at_next_sync_and_queue_survives(screen, threaded_ctx):
+def test_driver_thread_fault_surfaces_at_next_sync_and_queue_survives(screen, threaded_ctx):
     ctx = threaded_ctx
     rt, _ = make_target(screen, ctx, 8, 8)
     bind_passthrough(ctx)
     set_vertices(ctx, TRI)
     ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
-    # A bad call that only the driver thread can detect (a draw whose vertex
-    # shader reads an input the vertex elements do not provide), queued
-    # between good calls.
-    good_vs = ctx._bound["vs"]
-    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=VS_NEEDS_3)))
-    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
-    ctx.bind_vs_state(good_vs)
+    # A fault on the driver thread (no argument makes one: a recorded
+    # callback raises), queued between good calls.
+    ctx.callback(_fail)
     ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
     fence = ctx.flush()
-    with pytest.raises(ValueError, match=r"must provide IN\[2\] of the vertex shader"):
+    with pytest.raises(RuntimeError, match="failed on the driver thread") as info:
         fence.wait(10)
+    assert any("the driver thread of context" in n for n in info.value.__notes__)
     assert ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
     assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
     img = read_rgba8(ctx, rt)
-    assert (img == [0, 255, 0, 255]).all()  # the draw after the bad call still ran
+    assert (img == [0, 255, 0, 255]).all()  # the draw after the fault still ran
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_draw_reading_inputs_the_vertex_elements_lack_raises_at_the_call(screen, threaded):
+    """Issue 21: a bad draw was accepted by the threaded context and reported
+    at the next flush as a device reset.  Now both contexts refuse it at the
+    call, with one message, and report no reset."""
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        rt, _ = make_target(screen, ctx, 8, 8)
+        bind_passthrough(ctx)
+        set_vertices(ctx, TRI)
+        ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+        good_vs = ctx.create_vs_state(pipe.ShaderState(tokens=PASS_VS))
+        ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=VS_NEEDS_3)))
+        with pytest.raises(PipeError) as info:
+            ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        assert type(info.value) is PipeValueError
+        assert str(info.value) == (
+            "vertex elements must provide IN[2] of the vertex shader (2 bound)"
+        )
+        ctx.bind_vs_state(good_vs)
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        ctx.flush().wait(10)
+        assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
+        assert (read_rgba8(ctx, rt) == [0, 255, 0, 255]).all()
+    finally:
+        ctx.destroy()
 
 
 def test_reset_callback_fires_once_per_reset(screen, threaded_ctx):

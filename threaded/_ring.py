@@ -19,20 +19,27 @@ import threading
 from collections import deque
 from typing import Any
 
+from gallium.pipe.fence import Fence
+
 BATCH_SLOTS = 1536  # Mesa: TC_SLOTS_PER_BATCH
 QUEUED_BATCHES = 8  # Mesa: TC_MAX_BATCHES - 2 (one recording, one executing)
 
 
 class Batch:
-    """Calls recorded between two submissions, executed in order by the driver thread."""
+    """Calls recorded between two submissions, executed in order by the driver thread.
 
-    __slots__ = ("calls", "executed", "fences", "seq", "slots")
+    ``seq`` is given when the batch is submitted (batches execute in ``seq``
+    order); ``done`` is signalled by the driver thread once every call of the
+    batch has run, which is what a sync waits for.
+    """
 
-    def __init__(self, seq: int) -> None:
-        self.seq = seq
-        self.calls: list[tuple[Any, tuple]] = []
+    __slots__ = ("calls", "done", "executed", "seq", "slots")
+
+    def __init__(self, calls: list[tuple[Any, tuple]] | None = None) -> None:
+        self.seq = 0
+        self.calls: list[tuple[Any, tuple]] = [] if calls is None else calls
         self.slots = 0
-        self.fences: list[Any] = []  # deferred fences whose work is in this batch
+        self.done = Fence(label="batch executed")
         self.executed = False
 
     def __len__(self) -> int:
@@ -51,11 +58,15 @@ class Ring:
         self._space_waiters: list[Any] = []  # callbacks run when a slot frees
         self.full_waits = 0
 
-    def put(self, item: Any) -> bool:
-        """Append, blocking while full; returns True if it had to wait."""
+    def put(self, item: Any, force: bool = False) -> bool:
+        """Append, blocking while full (unless ``force``); True if it had to wait.
+
+        ``force`` is for a context torn down from a thread the driver thread
+        may be waiting on (a fence callback): it must not wait for space.
+        """
         waited = False
         with self._lock:
-            while len(self._items) >= self.capacity:
+            while len(self._items) >= self.capacity and not force:
                 waited = True
                 self.full_waits += 1
                 self._not_full.wait()

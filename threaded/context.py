@@ -3,53 +3,81 @@
 How it works
 ------------
 The application calls ``pipe_context`` methods on a :class:`ThreadedContext`.
-Most calls are not executed; they are *recorded*: the function to run on the
-real (direct) context and its arguments are appended to the current
+Each call is checked at once, on the application's thread, with the
+contract's checks (:mod:`gallium.pipe.checks`) -- the same checks the wrapped
+context runs, so a bad argument or an unsupported feature raises at the call
+with the same error on either context, and nothing bad is ever recorded.
+Most calls are then not executed; they are *recorded*: the wrapped context's
+unchecked entry point (``pipe._apply_*``, :mod:`gallium.pipe.protocols`) and
+the checked arguments are appended to the current
 :class:`~threaded._ring.Batch`.  A full batch, or a flush, is *submitted* to a
 bounded :class:`~threaded._ring.Ring`; one *driver thread* per context takes
-batches out of the ring in order and executes their calls on the direct
-context.  The application thread therefore only pays for recording, and
-rendering setup runs in parallel with it (and rasterization, on the worker
-pool, in parallel with both).
+batches out of the ring in order and executes their calls on the wrapped
+context.  The application thread therefore only pays for checking and
+recording, and rendering setup runs in parallel with it (and rasterization,
+on the worker pool, in parallel with both).
+
+The wrapped context is any object implementing the pipe_context contract of
+:mod:`gallium.pipe.protocols`; this package imports nothing but
+:mod:`gallium.pipe`.
 
 Rules (numbered as in Mesa's u_threaded_context.h, adapted):
 
 1. Execution order equals record order, across batches and syncs.  The
-   driver thread is the only thread that calls the direct context, except
-   while the application holds a *sync* (below), when the driver thread is
-   idle and the ring is empty.  Driver callbacks therefore never run
-   concurrently.
+   driver thread is the only thread that changes the wrapped context's
+   state.  The application thread calls it only where the contract allows
+   any thread (creating CSOs, views and queries; mapping, unmapping and
+   writing resources no queued work uses; reading a flushed query), or
+   while it holds a *sync* (below), when the driver thread is idle and the
+   ring is empty.  Driver callbacks therefore never run concurrently.
 2. ``create_*`` of CSOs, shaders, queries, sampler views, surfaces and stream
-   output targets run at once on the caller's thread (the direct context's
-   create paths touch no context state) and are counted as direct calls.
-3. A call that needs a result or the driver's current state *syncs*: it
-   submits the current batch, waits until the driver thread has executed
-   everything, and runs on the caller's thread while holding the recording
-   lock.  Every sync is counted with its reason (``ctx.stats``).
-4. Arguments are copied when recorded: state templates are snapshotted, user
-   buffers (vertex data, constants, indices, small ``buffer_subdata``) are
-   copied into the batch, so the caller may reuse them at once.
-5. No-stall paths for buffers: a ``transfer_map`` with DISCARD_WHOLE_RESOURCE
-   of a busy buffer gets fresh storage (queued work keeps reading the old
-   storage, later work sees the new); a map of a range never written, or of
-   an idle buffer, is promoted to UNSYNCHRONIZED; a DISCARD_RANGE map of a
-   busy buffer writes to a staging copy applied in order at unmap, and a
-   discard of the whole valid range becomes a whole-resource discard; an
-   UNSYNCHRONIZED map overlapping a pending staging upload waits after all.
+   output targets run at once on the caller's thread and are counted as
+   direct calls.
+3. A call that needs the driver's current state *syncs*: it submits the
+   current batch, waits until the driver thread has executed everything, and
+   runs on the caller's thread while holding the recording lock.  Every sync,
+   and every wait of a map for the work using its resource, is counted with
+   its reason (``ctx.stats``).
+4. Arguments are copied when recorded: the checks return private copies of
+   state templates, user buffers (vertex data, constants, indices, uploads)
+   are copied into the batch, so the caller may reuse them at once.
+5. No-stall paths.  What each recorded call reads and writes is one table,
+   :mod:`threaded.access`; from it every resource knows its last recorded use
+   (busy until a flush recorded after it completes) and every buffer the
+   bytes ever written (``valid_range``).  A map waits only for the recorded
+   work that uses its resource (it records a flush if that work is not
+   flushed yet, then waits for that flush's fence and the resource's pending
+   fences, never for the whole queue) and not at all for an idle resource.
+   For buffers: a ``transfer_map`` with DISCARD_WHOLE_RESOURCE of a busy
+   buffer gets fresh storage (queued work keeps the old storage, later work
+   sees the new); a write to a range never written, or to an idle buffer, is
+   promoted to UNSYNCHRONIZED; a DISCARD_RANGE map of a busy buffer writes to
+   a staging copy applied in order at unmap, and a discard of the whole valid
+   range becomes a whole-resource discard; an UNSYNCHRONIZED map overlapping
+   a pending staging upload waits after all.  A map with DONTBLOCK that would
+   wait returns ``(None, None)`` instead, having flushed the work it would
+   wait for.  ``transfer_map_async`` takes the same steps, awaiting each
+   fence instead of blocking on it.
 6. ``flush()`` returns its fence at once.  With PIPE_FLUSH_DEFERRED the batch
    is not submitted; the first wait on the fence, from any thread or task,
-   submits it.  Submission only needs the recording lock, which the driver
+   submits the recorded calls up to the flush.  Recording takes no lock (one
+   thread records); submitting takes the recording lock, which the driver
    thread never takes, so no deadlock is possible.
-7. An exception raised by a recorded call on the driver thread is caught,
-   kept by the direct context (which reports a device reset and fires the
-   reset callback), and raised on the application's side at its next sync
-   point; the remaining calls of the batch still execute.
+7. An exception raised by a recorded call on the driver thread is a fault:
+   it is kept by the wrapped context (which reports a device reset and fires
+   the reset callback, once per episode) and raised on the application's
+   side at its next sync point; the remaining calls of the batch still
+   execute.  Bad arguments never get there (they raise at the call).
 8. A full ring blocks the recording call only until the driver thread takes
    its next batch (one batch's execution).  Async producers await
    ``ctx.ready_async()`` between calls instead: it returns at once while the
    ring has room and otherwise suspends the task (the event loop keeps
    running) until the driver thread takes a batch, so their recording calls
    never block at all.
+9. ``destroy()`` drains the queue and stops the driver thread.  Called from
+   the driver thread (a recorded callback) or from a fence callback, it
+   cannot wait for work that thread may have to finish: it queues the stop
+   and returns, and the driver thread tears down after the last batch.
 
 Threading contract: like any pipe_context, a ThreadedContext is used by one
 application thread at a time.  Its fences may be waited on, and deferred
@@ -58,72 +86,32 @@ fences submitted, from any thread.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import threading
 import time
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
 
-from gallium.numpipe import objects
-from gallium.numpipe.blit import check_blit_info, check_clear_texture, mipmap_blits
-from gallium.numpipe.compute import (
-    check_compute_cso,
-    check_grid_info,
-    check_shader_buffers,
-    check_shader_images,
-)
-from gallium.numpipe.context import (
-    NumpipeContext,
-    _user_bytes,
+from gallium.pipe import checks
+from gallium.pipe.blit import check_blit_info, check_clear_texture, mipmap_blits
+from gallium.pipe.checks import (
     check_blend_color,
     check_blend_cso,
-    check_clear,
-    check_clear_flags_zs,
-    check_clip_state,
-    check_constant_buffer,
-    check_draw_info,
     check_dsa_cso,
-    check_flush_flags,
-    check_framebuffer_state,
-    check_min_samples,
-    check_numbers,
     check_rasterizer_cso,
-    check_render_condition,
     check_sample_mask,
-    check_scissor_states,
-    check_shader_cso,
-    check_slots,
     check_stencil_ref,
-    check_subdata,
-    check_surface_clear,
-    check_vertex_buffers,
-    check_vertex_elements_cso,
-    check_viewport_states,
 )
-from gallium.numpipe.objects import (
-    Query,
-    SamplerCSO,
-    SamplerView,
-    TransferObject,
-    check_transfer_usage,
-)
-from gallium.numpipe.resource import Resource
-from gallium.numpipe.window import check_window_rectangles
-from gallium.pipe.enums import (
-    PIPE_MAX_SAMPLERS,
-    PIPE_MAX_SHADER_SAMPLER_VIEWS,
-    Flush,
-    QueryType,
-    ShaderType,
-    Transfer,
-)
-from gallium.pipe.errors import ContextDestroyedError, bad_type, bad_value
+from gallium.pipe.enums import Flush, QueryType, ShaderType, Transfer
+from gallium.pipe.errors import ContextDestroyedError, bad_type
 from gallium.pipe.fence import Fence
-from gallium.pipe.state import Box, DrawInfo, FramebufferState
+from gallium.pipe.objects import Query, Resource, TransferObject
+from gallium.pipe.state import Box, DrawInfo, FramebufferState, RasterizerState
 
 from ._ring import BATCH_SLOTS, QUEUED_BATCHES, Batch, Ring
+from .access import CALLS
 from .stats import TcStats, counter_for_query
 
 SMALL_SUBDATA = 320  # bytes: buffer_subdata up to this size is copied into the batch
@@ -136,6 +124,46 @@ _YIELD_S = 50e-6
 _YIELD_EVERY_S = 1e-3
 _STOP = object()
 _ids = itertools.count(1)
+_DEFAULT_RASTERIZER = RasterizerState()
+_NO_FLAGS = Flush(0)
+_TRACKING_LOCK = threading.Lock()
+
+
+class _Tracking:
+    """What threaded contexts know about one resource (``Resource.tc``)."""
+
+    __slots__ = ("last_use", "latest")
+
+    def __init__(self) -> None:
+        self.last_use: dict[int, int] = {}  # context id -> flush count at its last use
+        self.latest: Resource | None = None  # fresh storage swapped in, not yet executed
+
+
+def _tracking(res: Resource) -> _Tracking:
+    t = res.tc
+    if t is None:
+        with _TRACKING_LOCK:
+            t = res.tc
+            if t is None:
+                t = res.tc = _Tracking()
+    return t
+
+
+class _DeadCalls(list):
+    """The call list of a destroyed context: recording into it raises."""
+
+    def append(self, item: Any) -> None:
+        raise ContextDestroyedError("this context has been destroyed")
+
+
+class _CounterQuery(Query):
+    """A driver query of the threaded context's own counters (``ctx.stats``)."""
+
+    def __init__(self, index: int, counter: str) -> None:
+        self.type = QueryType.DRIVER_SPECIFIC
+        self.index = index
+        self.driver_counter = counter
+        self.begin_value = self.end_value = 0
 
 
 class ThreadedContext:
@@ -143,49 +171,62 @@ class ThreadedContext:
 
     def __init__(
         self,
-        pipe: NumpipeContext,
+        pipe: Any,
         batch_slots: int = BATCH_SLOTS,
         queued_batches: int = QUEUED_BATCHES,
     ) -> None:
         self.id = next(_ids)
         self.pipe = pipe
         self.screen = pipe.screen
-        # the direct context's state appliers, bound once (hot recording paths)
-        self._apply_blend = pipe._apply_blend
-        self._apply_dsa = pipe._apply_dsa
-        self._apply_rasterizer = pipe._apply_rasterizer
-        self._apply_vertex_elements = pipe._apply_vertex_elements
-        self._apply_blend_color = pipe._apply_blend_color
-        self._apply_stencil_ref = pipe._apply_stencil_ref
-        self._apply_sample_mask = pipe._apply_sample_mask
-        self._draw_vbo = pipe.draw_vbo
+        self.support = pipe.support
+        # the wrapped context's entry point for every recorded call (access.CALLS)
+        self._driver = {name: getattr(pipe, acc.driver, None) for name, acc in CALLS.items()}
+        d = self._driver
+        # the hot ones, bound once
+        self._apply_blend = d["bind_blend_state"]
+        self._apply_dsa = d["bind_depth_stencil_alpha_state"]
+        self._apply_rasterizer = d["bind_rasterizer_state"]
+        self._apply_vertex_elements = d["bind_vertex_elements_state"]
+        self._apply_blend_color = d["set_blend_color"]
+        self._apply_stencil_ref = d["set_stencil_ref"]
+        self._apply_sample_mask = d["set_sample_mask"]
+        self._draw_vbo = d["draw_vbo"]
         self._flush_call = self._driver_flush
         self.batch_slots = batch_slots
         self.stats = TcStats()
         self.destroyed = False
-        self._lock = threading.Lock()  # guards the recording batch; never taken by the driver
+        self._lock = threading.Lock()  # taken to submit; never taken by the driver
         self._ring = Ring(queued_batches)
-        self._executed_cv = threading.Condition()
-        self._executed_seq = 0  # last batch finished by the driver thread
+        self._batch = Batch()
+        self._last_batch: Batch | None = None  # the last one submitted
         self._submitted_seq = 0
-        self._batch = Batch(1)
-        self._call_seq = 0  # increments per recorded call
-        self.stats.recorded_calls_source = lambda: self._call_seq
-        self._flushes: list[tuple[int, Fence]] = []  # (call seq, fence) of recorded flushes
-        self._staging: dict[int, list[tuple[int, int, int]]] = {}  # res id -> [(batch, lo, hi)]
-        # shadow of bindings, for draw validation and busy tracking
-        self._bound: dict[str, Any] = {"vs": None, "fs": None, "fb": FramebufferState()}
+        self._submitted_calls = 0
+        self.stats.recorded_calls_source = lambda: self._submitted_calls + len(self._batch.calls)
+        self._flush_count = 0  # flushes recorded: a resource use is stamped with it
+        self._flushes: list[tuple[int, Fence]] = []  # (flush count, fence) of recorded flushes
+        self._staging: dict[Resource, list[tuple[Batch, int, int]]] = {}
+        # shadow of bindings: draw validation at the call, and busy tracking
+        self._bound: dict[str, Any] = {
+            "vs": None,
+            "fs": None,
+            "gs": None,
+            "velems": None,
+            "rast": _DEFAULT_RASTERIZER,
+            "fb": FramebufferState(),
+            "compute": None,
+        }
         self._vbufs: dict[int, Resource] = {}
         self._cbufs: dict[tuple[int, int], Resource] = {}
         self._views: dict[tuple[int, int], Resource] = {}
-        self._ssbos: dict[tuple[int, int], Resource] = {}
-        self._image_views: dict[tuple[int, int], Resource] = {}
+        self._ssbos: dict[tuple[int, int], tuple[Resource, int, int]] = {}
+        self._image_views: dict[tuple[int, int], tuple[Resource, int, int | None]] = {}
         # (query, end serial) ended with no flush recorded after yet
         self._unflushed_queries: list[tuple[Any, int]] = []
         # guards each query's tc_serial / tc_flushed pair; held only for a few
         # assignments, by the application and the driver thread alike
         self._query_lock = threading.Lock()
         self._last_yield = 0.0
+        self._teardown_here = False  # destroy() could not wait: the driver thread tears down
         pipe.yield_point = self._yield_point
         self._thread = threading.Thread(
             target=self._driver_loop, name=f"numpipe-driver-{self.id}", daemon=True
@@ -195,56 +236,87 @@ class ThreadedContext:
     # ------------------------------------------------------------------ machinery
 
     def _record(self, fn: Any, args: tuple = (), slots: int = 1) -> None:
-        """Append a call to the current batch (submitting it when full)."""
-        if self.destroyed:
-            raise ContextDestroyedError("this context has been destroyed")
-        with self._lock:
-            b = self._batch
-            b.calls.append((fn, args))
-            b.slots += slots
-            self._call_seq += 1
-            if b.slots >= self.batch_slots:
+        """Append a call to the current batch (submitting it when full).
+
+        Takes no lock: only the application thread records, and a deferred
+        fence submitted from another thread takes the calls up to its flush
+        out of the batch under the lock (``_submit_deferred``) without
+        disturbing an append.
+        """
+        b = self._batch
+        b.calls.append((fn, args))
+        b.slots += slots
+        if b.slots >= self.batch_slots:
+            with self._lock:
                 self._submit_locked()
 
     def _record_locked(self, fn: Any, args: tuple = (), slots: int = 1) -> None:
         """``_record`` for callers that already hold the recording lock."""
-        if self.destroyed:
-            raise ContextDestroyedError("this context has been destroyed")
         b = self._batch
         b.calls.append((fn, args))
         b.slots += slots
-        self._call_seq += 1
         if b.slots >= self.batch_slots:
             self._submit_locked()
 
-    def _submit_locked(self) -> int:
-        """Submit the current batch (caller holds the lock); returns its seq."""
-        b = self._batch
-        if not b.calls:
-            return self._submitted_seq
-        self._batch = Batch(b.seq + 1)
-        self._submitted_seq = b.seq
+    def _record_call(self, name: str, args: tuple, slots: int = 1) -> None:
+        """Record call ``name`` of access.CALLS: mark what it touches, then record it."""
+        acc = CALLS[name]
+        if acc.touches_resources:
+            self._note_access(acc, args)
+        self._record(self._driver[name], args, slots)
+
+    def _note_access(self, acc: Any, args: tuple) -> None:
+        for res in acc.reads(*args):
+            self._use(res)
+        for res, start, end in acc.writes(*args):
+            self._use(res)
+            if end is not None:
+                res.mark_valid(start, end)
+            elif res.is_buffer:
+                res.mark_valid(0, res.width0)
+        if acc.bound is not None:
+            self._use_bindings(acc.bound)
+
+    def _put_locked(self, b: Batch, force: bool = False) -> None:
+        """Number and submit ``b`` (caller holds the lock)."""
+        self._submitted_seq += 1
+        b.seq = self._submitted_seq
+        self._submitted_calls += len(b.calls)
+        self._last_batch = b
         self.stats.batches += 1
-        if self._ring.put(b):
+        if self._ring.put(b, force):
             self.stats.ring_full_waits += 1
-        return b.seq
 
-    def _submit_upto(self, seq: int) -> None:
-        """Make sure batch ``seq`` is submitted (any thread; deferred fences)."""
+    def _submit_locked(self, force: bool = False) -> Batch | None:
+        """Submit the current batch (caller holds the lock); returns the last
+        batch submitted (None if none ever was)."""
+        b = self._batch
+        if b.calls:
+            self._batch = Batch()
+            self._put_locked(b, force)
+        return self._last_batch
+
+    def _submit_deferred(self, fence: Fence) -> None:
+        """Submit the recorded calls up to deferred ``fence``'s flush (any thread)."""
         with self._lock:
-            if self._batch.seq <= seq and self._batch.calls:
-                self._submit_locked()
-
-    def _wait_executed(self, seq: int) -> None:
-        with self._executed_cv:
-            while self._executed_seq < seq:
-                self._executed_cv.wait()
+            calls = self._batch.calls
+            flush = self._flush_call
+            for k in range(len(calls) - 1, -1, -1):
+                fn, args = calls[k]
+                if fn == flush and args[1] is fence:
+                    break
+            else:
+                return  # submitted already
+            prefix = calls[: k + 1]
+            del calls[: k + 1]  # (an append meanwhile lands after the flush: kept)
+            self._put_locked(Batch(prefix))
 
     def _sync_locked(self, reason: str) -> None:
         """Submit everything and wait until the driver thread has executed it."""
-        seq = self._submit_locked()
+        last = self._submit_locked()
         self.stats.sync(reason)
-        self._wait_executed(seq)
+        if last is not None:
+            last.done.wait(None)
 
     def sync(self, reason: str = "explicit") -> None:
         """Wait for all recorded work to be executed by the driver thread."""
@@ -257,7 +329,7 @@ class ThreadedContext:
         while True:
             batch = self._ring.get()
             if batch is _STOP:
-                return
+                break
             # Waiting for the batch left the GIL free: count the ~1 ms before
             # the next hand-over from now (a frame's first vertex-pipeline
             # stage does not sleep just because the last batch was long ago).
@@ -265,9 +337,7 @@ class ThreadedContext:
             self._execute(batch.calls)
             batch.executed = True
             self.stats.executed_batches += 1
-            with self._executed_cv:
-                self._executed_seq = batch.seq
-                self._executed_cv.notify_all()
+            batch.done.signal()
             # Hand the GIL over between batches: a thread waiting for it (an
             # event loop that records, a syncing caller) gets it now instead
             # of after the interpreter's switch interval (5 ms), so the
@@ -279,6 +349,11 @@ class ThreadedContext:
             if len(self._ring):
                 time.sleep(_YIELD_S)
             self._last_yield = time.perf_counter()
+        if self._teardown_here:
+            try:
+                pipe.destroy()
+            except BaseException as exc:  # nobody is left to report it to
+                self._driver_error(exc)
 
     def _yield_point(self) -> None:
         """Hand the GIL over if this thread has run ~1 ms without doing so.
@@ -327,42 +402,55 @@ class ThreadedContext:
     # ------------------------------------------------------------------ busy tracking
 
     def _use(self, res: Any) -> None:
-        if isinstance(res, Resource):
-            res.tc_last_use[self.id] = self._call_seq
+        _tracking(res).last_use[self.id] = self._flush_count
 
-    def _use_bindings(self) -> None:
-        seq = self._call_seq
-        for res in self._vbufs.values():
-            res.tc_last_use[self.id] = seq
-        for res in self._cbufs.values():
-            res.tc_last_use[self.id] = seq
-        for res in self._views.values():
-            res.tc_last_use[self.id] = seq
-        for res in self._ssbos.values():
-            res.tc_last_use[self.id] = seq
-        for res in self._image_views.values():
-            res.tc_last_use[self.id] = seq
-        fb = self._bound["fb"]
-        for s in fb.cbufs:
-            if s is not None:
-                s.texture.tc_last_use[self.id] = seq
-        if fb.zsbuf is not None:
-            fb.zsbuf.texture.tc_last_use[self.id] = seq
+    def _use_bindings(self, kind: str) -> None:
+        """Mark the bound resources a draw, clear or grid uses (access.CALLS)."""
+        use = self._use
+        if kind == "draw" or kind == "compute":
+            if kind == "draw":
+                for res in self._vbufs.values():
+                    use(res)
+            for res in self._cbufs.values():
+                use(res)
+            for res in self._views.values():
+                use(res)
+            for res, start, end in self._ssbos.values():
+                use(res)  # the program may write anywhere in the range
+                res.mark_valid(start, end)
+            for res, start, end in self._image_views.values():
+                use(res)
+                if end is not None:
+                    res.mark_valid(start, end)
+        if kind == "draw" or kind == "clear":
+            fb = self._bound["fb"]
+            for s in fb.cbufs:
+                if s is not None:
+                    use(s.texture)
+            if fb.zsbuf is not None:
+                use(fb.zsbuf.texture)
+
+    def _busy_fences(self, res: Resource) -> list[Fence] | None:
+        """The fences to wait for before ``res`` is idle; None: recorded work of
+        this context uses it that no recorded flush covers yet."""
+        t = res.tc
+        u = None if t is None else t.last_use.get(self.id)
+        fences = []
+        if u is not None:
+            for count, fence in self._flushes:
+                if count > u:
+                    if not fence.signalled:
+                        fences.append(fence)
+                    break
+            else:
+                return None
+        fences.extend(res.pending_fences())
+        return fences
 
     def is_busy(self, res: Resource) -> bool:
         """Whether queued or in-flight work of any context may read or write ``res``."""
-        u = res.tc_last_use.get(self.id)
-        if u is not None:
-            covered = False
-            for seq, fence in self._flushes:
-                if seq > u:
-                    if not fence.signalled:
-                        return True
-                    covered = True
-                    break
-            if not covered:
-                return True
-        return bool(res.pending_fences())
+        fences = self._busy_fences(res)
+        return fences is None or bool(fences)
 
     def _prune_flushes(self) -> None:
         if len(self._flushes) > 64:
@@ -373,17 +461,35 @@ class ThreadedContext:
     # ------------------------------------------------------------------ lifetime
 
     def destroy(self) -> None:
+        """Drain the queue, stop the driver thread, destroy the wrapped context.
+
+        Raises the first error of the drained work not reported yet (never
+        one already reported).  From the driver thread or a fence callback it
+        returns at once (rule 9).
+        """
         if self.destroyed:
             return
+        here = threading.get_ident() == self._thread.ident
+        if here or Fence.in_callback() or self.screen.destroyed:
+            with self._lock:
+                self._submit_locked(force=True)
+                self._retire_locked(force=True)
+            self._teardown_here = True
+            if not here and self.screen.destroyed:
+                self._thread.join()
+            return
         try:
-            self.flush().wait(None)
-        finally:
             with self._lock:
                 self._sync_locked("destroy")
-                self.destroyed = True
-                self._ring.put(_STOP)
+                self._retire_locked()
             self._thread.join()
+        finally:
             self.pipe.destroy()
+
+    def _retire_locked(self, force: bool = False) -> None:
+        self.destroyed = True
+        self._batch = Batch(_DeadCalls())
+        self._ring.put(_STOP, force)
 
     # ------------------------------------------------------------------ CSO create (direct)
 
@@ -447,15 +553,10 @@ class ThreadedContext:
         self._direct()
         name = counter_for_query(query_type)
         if name is not None:
-            q = Query(QueryType.DRIVER_SPECIFIC, index, self)
-            q.driver_counter = name  # type: ignore[attr-defined]
-            return q
+            return _CounterQuery(checks.check_int("index", index, 0), name)
         return self.pipe.create_query(query_type, index)
 
     # ------------------------------------------------------------------ CSO bind / destroy (queued)
-
-    def _bind(self, fn, cso) -> None:
-        self._record(fn, (cso,))
 
     # CSO binds are validated here, at the call; the driver only assigns.
     def bind_blend_state(self, cso):
@@ -465,63 +566,73 @@ class ThreadedContext:
         self._record(self._apply_dsa, (check_dsa_cso(cso),))
 
     def bind_rasterizer_state(self, cso):
-        self._record(self._apply_rasterizer, (check_rasterizer_cso(cso),))
+        rast = check_rasterizer_cso(cso)
+        self._bound["rast"] = _DEFAULT_RASTERIZER if rast is None else rast.state
+        self._record(self._apply_rasterizer, (rast,))
 
     def bind_sampler_states(self, shader, start, samplers):
-        stage, start, samplers = check_slots(
-            shader, start, samplers, PIPE_MAX_SAMPLERS, "samplers", SamplerCSO
-        )
-        self._record(self.pipe.bind_sampler_states, (stage, start, samplers))
+        args = checks.check_sampler_states(shader, start, samplers)
+        self._record_call("bind_sampler_states", args)
+
+    def _bind_shader(self, stage: ShaderType, key: str, cso: Any) -> None:
+        self._bound[key] = checks.check_shader_cso(stage, cso)
+        self._record_call("bind_shader", (stage, cso))
 
     def bind_vs_state(self, cso):
-        self._bound["vs"] = check_shader_cso(ShaderType.VERTEX, cso)
-        self._record(self.pipe.bind_vs_state, (cso,))
+        self._bind_shader(ShaderType.VERTEX, "vs", cso)
 
     def bind_fs_state(self, cso):
-        self._bound["fs"] = check_shader_cso(ShaderType.FRAGMENT, cso)
-        self._record(self.pipe.bind_fs_state, (cso,))
+        self._bind_shader(ShaderType.FRAGMENT, "fs", cso)
 
     def bind_gs_state(self, cso):
-        self._record(self.pipe.bind_gs_state, (check_shader_cso(ShaderType.GEOMETRY, cso),))
+        self._bind_shader(ShaderType.GEOMETRY, "gs", cso)
 
     def bind_tcs_state(self, cso):
-        self._record(self.pipe.bind_tcs_state, (cso,))
+        checks.check_tess_bind(cso, self.support)
+        self._record_call("bind_shader", (ShaderType.TESS_CTRL, cso))
 
     def bind_tes_state(self, cso):
-        self._record(self.pipe.bind_tes_state, (cso,))
+        checks.check_tess_bind(cso, self.support)
+        self._record_call("bind_shader", (ShaderType.TESS_EVAL, cso))
 
     def bind_compute_state(self, cso):
-        self._record(self.pipe.bind_compute_state, (check_compute_cso(cso),))
+        self._bound["compute"] = checks.check_compute_cso(cso)
+        self._record_call("bind_compute_state", (cso,))
 
     def bind_vertex_elements_state(self, cso):
-        self._record(self._apply_vertex_elements, (check_vertex_elements_cso(cso),))
+        self._bound["velems"] = check = checks.check_vertex_elements_cso(cso)
+        self._record(self._apply_vertex_elements, (check,))
+
+    def _destroy_cso(self, direct: Any, cso: Any) -> None:
+        direct(cso)  # the wrapped context's check of the handle (touches no state)
+        self._record_call("delete_state", (cso,))
 
     def destroy_blend_state(self, cso):
-        self._record(self.pipe.destroy_blend_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_blend_state, cso)
 
     def destroy_depth_stencil_alpha_state(self, cso):
-        self._record(self.pipe.destroy_depth_stencil_alpha_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_depth_stencil_alpha_state, cso)
 
     def destroy_rasterizer_state(self, cso):
-        self._record(self.pipe.destroy_rasterizer_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_rasterizer_state, cso)
 
     def destroy_sampler_state(self, cso):
-        self._record(self.pipe.destroy_sampler_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_sampler_state, cso)
 
     def destroy_vs_state(self, cso):
-        self._record(self.pipe.destroy_vs_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_vs_state, cso)
 
     def destroy_fs_state(self, cso):
-        self._record(self.pipe.destroy_fs_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_fs_state, cso)
 
     def destroy_gs_state(self, cso):
-        self._record(self.pipe.destroy_gs_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_gs_state, cso)
 
     def destroy_compute_state(self, cso):
-        self._record(self.pipe.destroy_compute_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_compute_state, cso)
 
     def destroy_vertex_elements_state(self, cso):
-        self._record(self.pipe.destroy_vertex_elements_state, (cso,))
+        self._destroy_cso(self.pipe.destroy_vertex_elements_state, cso)
 
     delete_blend_state = destroy_blend_state
     delete_depth_stencil_alpha_state = destroy_depth_stencil_alpha_state
@@ -532,15 +643,15 @@ class ThreadedContext:
     delete_vertex_elements_state = destroy_vertex_elements_state
 
     def surface_destroy(self, surface):
-        self._record(self.pipe.surface_destroy, (surface,))
+        self._record_call("surface_destroy", (checks.destroy_surface(surface),))
 
     def sampler_view_destroy(self, view):
-        self._record(self.pipe.sampler_view_destroy, (view,))
+        self._record_call("sampler_view_destroy", (checks.destroy_sampler_view(view),))
 
     def stream_output_target_destroy(self, target):
-        self._record(self.pipe.stream_output_target_destroy, (target,))
+        self.pipe.stream_output_target_destroy(target)  # (numpipe: no stream output)
 
-    # ------------------------------------------------------------------ state (queued, snapshotted)
+    # ------------------------------------------------------------------ state (queued)
 
     # Hot state setters validate and normalise on the caller's thread: errors
     # raise at the call, and the recorded payload is immutable (no snapshot copy).
@@ -555,68 +666,69 @@ class ThreadedContext:
         self._record(self._apply_sample_mask, (check_sample_mask(mask),))
 
     def set_min_samples(self, n):
-        self._record(self.pipe._apply_min_samples, (check_min_samples(n),))
+        self._record_call("set_min_samples", (checks.check_min_samples(n, self.support),))
 
     def get_sample_position(self, sample_count, sample_index):
         return self.pipe.get_sample_position(sample_count, sample_index)  # (no state: no sync)
 
     def set_clip_state(self, state):
-        self._record(self.pipe.set_clip_state, (check_clip_state(state),))
+        self._record_call("set_clip_state", (checks.check_clip_state(state),))
 
     def set_polygon_stipple(self, stipple):
-        self._record(self.pipe.set_polygon_stipple, (copy.deepcopy(stipple),))
+        self._record_call("set_polygon_stipple", (checks.check_polygon_stipple(stipple),))
 
     def set_scissor_states(self, start, scissors):
-        self._record(self.pipe._apply_scissor_states, check_scissor_states(start, scissors))
+        self._record_call("set_scissor_states", checks.check_scissor_states(start, scissors))
 
     def set_viewport_states(self, start, viewports):
-        self._record(self.pipe._apply_viewport_states, check_viewport_states(start, viewports))
+        self._record_call("set_viewport_states", checks.check_viewport_states(start, viewports))
 
     def set_window_rectangles(self, include, rects):
-        self._record(self.pipe._apply_window_rectangles, check_window_rectangles(include, rects))
+        self._record_call(
+            "set_window_rectangles", checks.check_window_rectangles(include, rects, self.support)
+        )
 
     def set_debug_callback(self, cb):
-        self._record(self.pipe.set_debug_callback, (cb,))
+        self._record_call("set_debug_callback", (checks.check_debug_callback(cb),))
 
     def set_tess_state(self, outer, inner):
-        self._record(self.pipe.set_tess_state, (outer, inner))
+        self._record_call("set_tess_state", checks.check_tess_state(outer, inner, self.support))
 
     def set_shader_buffers(self, shader, start, buffers):
-        stage, first, bound = check_shader_buffers(shader, start, buffers)
+        stage, first, bound = checks.check_shader_buffers(shader, start, buffers)
         for i, b in enumerate(bound):
             key = (stage, first + i)
             if b is None:
                 self._ssbos.pop(key, None)
-                continue
-            self._ssbos[key] = b.buffer
-            # the program may write anywhere in the range: those bytes hold data now
-            self._mark_valid(b.buffer, b.buffer_offset, b.buffer_offset + b.buffer_size)
-        self._record(self.pipe._apply_shader_buffers, (stage, first, bound))
+            else:
+                self._ssbos[key] = (b.buffer, b.buffer_offset, b.buffer_offset + b.buffer_size)
+        self._record_call("set_shader_buffers", (stage, first, bound))
 
     def set_shader_images(self, shader, start, images):
-        stage, first, bound = check_shader_images(shader, start, images)
+        stage, first, bound = checks.check_shader_images(shader, start, images)
         for i, v in enumerate(bound):
             key = (stage, first + i)
             if v is None:
                 self._image_views.pop(key, None)
-                continue
-            self._image_views[key] = v.resource
-            if v.resource.is_buffer:  # the program may write the range
-                self._mark_valid(v.resource, v.buf_offset, v.buf_offset + v.buf_size)
-        self._record(self.pipe._apply_shader_images, (stage, first, bound))
+            elif v.resource.is_buffer:  # the program may write the range
+                self._image_views[key] = (v.resource, v.buf_offset, v.buf_offset + v.buf_size)
+            else:
+                self._image_views[key] = (v.resource, 0, None)
+        self._record_call("set_shader_images", (stage, first, bound))
 
     def set_stream_output_targets(self, targets, offsets):
-        self._record(
-            self.pipe.set_stream_output_targets, (list(targets or []), list(offsets or []))
+        self._record_call(
+            "set_stream_output_targets",
+            checks.check_stream_output_targets(targets, offsets, self.support),
         )
 
     def set_framebuffer_state(self, state):
-        snap = check_framebuffer_state(state)
+        snap = checks.check_framebuffer_state(state, self.support)
         self._bound["fb"] = snap
-        self._record(self.pipe.set_framebuffer_state, (snap,))
+        self._record_call("set_framebuffer_state", (snap,))
 
     def set_vertex_buffers(self, start_slot, buffers):
-        bindings = check_vertex_buffers(start_slot, buffers)  # all valid, or nothing changes
+        bindings = checks.check_vertex_buffers(start_slot, buffers)  # all valid, or nothing
         copied = 0
         for slot, vb in bindings:
             if vb is not None and not vb.is_user_buffer:
@@ -626,10 +738,10 @@ class ThreadedContext:
                 if vb is not None:
                     copied += vb.buffer.size
         self.stats.bytes_copied += copied
-        self._record(self.pipe._apply_vertex_buffers, (bindings,), 1 + copied // 8)
+        self._record(self._driver["set_vertex_buffers"], (bindings,), 1 + copied // 8)
 
     def set_constant_buffer(self, shader, index, cb):
-        stage, index, binding = check_constant_buffer(shader, index, cb)
+        stage, index, binding = checks.check_constant_buffer(shader, index, cb)
         slots = 1
         key = (int(stage), index)
         if binding is not None and binding[0] is None:  # user data: copied into the batch
@@ -642,63 +754,53 @@ class ThreadedContext:
             self._cbufs[key] = binding[0]
         else:
             self._cbufs.pop(key, None)
-        self._record(self.pipe._apply_constant_buffer, (stage, index, binding), slots)
+        self._record(self._driver["set_constant_buffer"], (stage, index, binding), slots)
 
     def set_sampler_views(self, shader, start, views):
-        shader, start, views = check_slots(
-            shader, start, views, PIPE_MAX_SHADER_SAMPLER_VIEWS, "views", SamplerView
-        )
+        shader, start, views = checks.check_sampler_views(shader, start, views)
         for i, v in enumerate(views):
             key = (int(shader), start + i)
             if v is None:
                 self._views.pop(key, None)
             else:
                 self._views[key] = v.texture
-        self._record(self.pipe.set_sampler_views, (shader, start, views))
+        self._record_call("set_sampler_views", (shader, start, views))
 
     def render_condition(self, query, condition=False, mode=0):
-        self._record(self.pipe.render_condition, check_render_condition(query, condition, mode))
+        self._record_call("render_condition", checks.check_render_condition(query, condition, mode))
 
     def set_active_query_state(self, enable):
-        self._record(self.pipe.set_active_query_state, (enable,))
+        self._record_call("set_active_query_state", (checks.check_bool("enable", enable),))
 
     # ------------------------------------------------------------------ drawing
 
     def draw_vbo(self, info: DrawInfo) -> None:
-        info = check_draw_info(info)  # a private copy, fields checked
-        if self._bound["vs"] is None:
-            raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
-        if self._bound["fs"] is None:
-            raise bad_value("fragment shader", "must be bound (bind_fs_state) before draw_vbo")
-        fb = self._bound["fb"]
-        if fb.width <= 0 or fb.height <= 0:
-            raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
+        support = self.support
+        info = checks.check_draw_info(info, support)  # a private copy, fields checked
+        b = self._bound
+        checks.check_draw_state(
+            info, b["vs"], b["fs"], b["gs"], b["velems"], b["rast"], b["fb"], support
+        )
         slots = 2
-        if info.index_size:
-            if isinstance(info.index, Resource):
-                self._use(info.index)
-            else:
-                data = _user_bytes(info.index, "info.index").copy()
-                info.index = data
-                self.stats.bytes_copied += data.size
-                slots += data.size // 8
-        self._use_bindings()
-        self._record(self._draw_vbo, (info,), slots)
+        if info.index_size and not isinstance(info.index, Resource):
+            data = checks.user_bytes(info.index, "info.index").copy()
+            info.index = data
+            self.stats.bytes_copied += data.size
+            slots += data.size // 8
+        self._record_call("draw_vbo", (info,), slots)
 
     def clear(self, buffers, color=None, depth=1.0, stencil=0, scissor_state=None):
-        bits, col, depth, stencil = check_clear(buffers, color, depth, stencil)
-        self._use_bindings()
-        self._record(self.pipe.clear, (bits, col, depth, stencil, scissor_state))
+        args = checks.check_clear(buffers, color, depth, stencil, scissor_state)
+        self._record_call("clear", args)
 
     def clear_render_target(
         self, dst, color, dstx, dsty, width, height, render_condition_enabled=False
     ):
-        box = check_surface_clear(dst, dstx, dsty, width, height)
-        color = check_numbers("color", color, 4)
-        self._use(dst.texture)
-        self._record(
-            self.pipe.clear_render_target,
-            (dst, color, box.x, box.y, box.width, box.height, render_condition_enabled),
+        self._record_call(
+            "clear_render_target",
+            checks.check_clear_render_target(
+                dst, color, dstx, dsty, width, height, render_condition_enabled
+            ),
         )
 
     def clear_depth_stencil(
@@ -713,66 +815,56 @@ class ThreadedContext:
         height,
         render_condition_enabled=False,
     ):
-        box = check_surface_clear(dst, dstx, dsty, width, height)
-        clear_flags, depth, stencil = check_clear_flags_zs(clear_flags, depth, stencil)
-        self._use(dst.texture)
-        self._record(
-            self.pipe.clear_depth_stencil,
-            (dst, clear_flags, depth, stencil, box.x, box.y, box.width, box.height,
-             render_condition_enabled),
+        self._record_call(
+            "clear_depth_stencil",
+            checks.check_clear_depth_stencil(
+                dst, clear_flags, depth, stencil, dstx, dsty, width, height,
+                render_condition_enabled,
+            ),
         )  # fmt: skip
 
     def clear_buffer(self, resource, offset, size, value):
-        data = _user_bytes(value, "clear_value").copy()
-        self._use(resource)
-        self._record(self.pipe.clear_buffer, (resource, offset, size, data))
+        args = checks.check_clear_buffer(resource, offset, size, value)
+        self.stats.bytes_copied += args[3].size
+        self._record_call("clear_buffer", args, 1 + args[3].size // 8)
 
     def resource_copy_region(self, dst, dst_level, dstx, dsty, dstz, src, src_level, src_box):
-        self._use(dst)
-        self._use(src)
-        if isinstance(dst, Resource) and dst.is_buffer:
-            self._mark_valid(dst, dstx, dstx + src_box.width)
-        self._record(
-            self.pipe.resource_copy_region,
-            (dst, dst_level, dstx, dsty, dstz, src, src_level, copy.copy(src_box)),
+        self._record_call(
+            "resource_copy_region",
+            checks.check_copy_region(dst, dst_level, dstx, dsty, dstz, src, src_level, src_box),
         )
 
     def blit(self, info):
-        b = check_blit_info(info, self.screen)  # a private, checked copy
-        self._use(b.src)
-        self._use(b.dst)
-        self._record(self.pipe._blit, (b,))
+        self._record_call("blit", (check_blit_info(info, self.screen),))  # a private copy
 
     def clear_texture(self, resource, level, box, data):
         clear = check_clear_texture(resource, level, box, data)  # copies the texel
-        self._use(resource)
-        self._record(self.pipe._clear_texture, (clear,))
+        self._record_call("clear_texture", (clear,))
 
     def launch_grid(self, info):
-        grid = check_grid_info(info)
-        self._use_bindings()
-        if grid.indirect is not None:
-            grid.indirect.tc_last_use[self.id] = self._call_seq
-        self._record(self.pipe.launch_grid, (grid,))
+        grid = checks.check_grid_info(info, self.support)
+        checks.check_launch(grid, self._bound["compute"])
+        self._record_call("launch_grid", (grid,))
 
     def texture_barrier(self, flags=0):
-        self._record(self.pipe.texture_barrier, (flags,))
+        self._record_call("texture_barrier", (checks.check_barrier_flags(flags),))
 
     def memory_barrier(self, flags):
-        self._record(self.pipe.memory_barrier, (flags,))
+        self._record_call("memory_barrier", (checks.check_barrier_flags(flags),))
 
     def flush_resource(self, resource):
-        self._record(self.pipe.flush_resource, (resource,))
+        self._record_call("flush_resource", (checks.check_resource("resource", resource),))
 
     def invalidate_resource(self, resource):
-        if isinstance(resource, Resource) and resource.is_buffer:
+        checks.check_resource("resource", resource)
+        if resource.is_buffer:
             with self._lock:
                 self._invalidate_locked(resource)
         else:
-            self._record(self.pipe.invalidate_resource, (resource,))
+            self._record_call("invalidate_resource", (resource,))
 
     def emit_string_marker(self, string):
-        self._record(self.pipe.emit_string_marker, (string,))
+        self._record_call("emit_string_marker", (checks.check_string_marker(string),))
 
     def generate_mipmap(self, resource, format, base_level, last_level, first_layer, last_layer):
         # the answer needs only the format (as Mesa's tc_generate_mipmap): no sync
@@ -781,31 +873,40 @@ class ThreadedContext:
         )
         if blits is None:
             return False
-        self._use(resource)
-        self._record(self.pipe._generate_mipmap, (blits,))
+        self._record_call("generate_mipmap", (blits,))
         return True
 
     # ------------------------------------------------------------------ flush and fences
 
+    def _check_screen(self) -> None:
+        if self.destroyed:
+            raise ContextDestroyedError("this context has been destroyed")
+        if self.screen.destroyed:
+            raise ContextDestroyedError("the screen of this context has been destroyed")
+
     def flush(self, flags: int = 0) -> Fence:
         """Return a fence at once; the flush itself runs on the driver thread."""
-        flags = check_flush_flags(flags)
+        flags = checks.check_flush_flags(flags)
+        self._check_screen()
         self.pipe.raise_pending_error()
-        fence = Fence(label=f"tc {self.id} flush", error_source=self.pipe._take_error)
         with self._lock:
-            seq = self._batch.seq
-            queries, self._unflushed_queries = self._unflushed_queries, []
-            self._record_locked(self._flush_call, (flags, fence, queries))
-            self._flushes.append((self._call_seq, fence))
-            self._prune_flushes()
-            if flags & Flush.DEFERRED:
-                fence._submit_hook = lambda s=seq: self._submit_upto(s)
-            else:
-                self._submit_locked()
+            return self._flush_locked(flags)
+
+    def _flush_locked(self, flags: Flush = _NO_FLAGS) -> Fence:
+        fence = Fence(label=f"tc {self.id} flush", error_source=self.pipe.take_error)
+        queries, self._unflushed_queries = self._unflushed_queries, []
+        self._record_locked(self._flush_call, (flags, fence, queries))
+        self._flush_count += 1
+        self._flushes.append((self._flush_count, fence))
+        self._prune_flushes()
+        if flags & Flush.DEFERRED:
+            fence._submit_hook = lambda: self._submit_deferred(fence)
+        else:
+            self._submit_locked()
         return fence
 
     def _driver_flush(self, flags: Flush, fence: Fence, queries: list) -> None:
-        """Runs on the driver thread: flush the direct context, chain its fence.
+        """Runs on the driver thread: flush the wrapped context, chain its fence.
 
         The queries ended before this flush are *flushed* from now on: their
         results can be read without syncing the threaded context (rule 6).
@@ -828,218 +929,246 @@ class ThreadedContext:
 
         ``asap`` is accepted for API compatibility; the call is always queued.
         """
-        self._record(fn, (data,))
+        self._record(checks.check_callable("fn", fn), (data,))
 
     def fence_finish(self, fence: Fence, timeout_ns: int) -> bool:
-        return fence.finish(timeout_ns)
+        if not isinstance(fence, Fence):
+            raise bad_type("fence", "a gallium.Fence", fence)
+        return fence.finish(checks.check_fence_timeout(timeout_ns))
 
     # ------------------------------------------------------------------ transfers
 
-    def _mark_valid(self, res: Resource, lo: int, hi: int) -> None:
-        with res.lock:
-            vlo, vhi = res.tc_valid_range
-            if vhi <= vlo:
-                res.tc_valid_range = [lo, hi]
-            else:
-                res.tc_valid_range = [min(vlo, lo), max(vhi, hi)]
+    def _invalidate_locked(self, res: Resource) -> Resource:
+        """Give a busy buffer fresh storage; queued work keeps the old one.
 
-    def _valid_overlaps(self, res: Resource, lo: int, hi: int) -> bool:
-        vlo, vhi = res.tc_valid_range
-        return vhi > vlo and lo < vhi and hi > vlo
-
-    def _invalidate_locked(self, res: Resource) -> np.ndarray:
-        """Give a busy buffer fresh storage; queued work keeps the old one."""
-        size = res.storage.size
-        allocate = getattr(res.screen, "allocate_storage", None)  # (shared for band processes)
-        new = np.zeros(size, np.uint8) if allocate is None else allocate(size)
-        res.tc_latest_storage = new
+        The storage is a new resource of the same template (Mesa's
+        ``tres->latest``): maps and direct writes go to it until the
+        recorded replacement has executed.
+        """
+        new = self.screen.resource_create(res.template())
+        _tracking(res).latest = new
         with res.lock:
-            res.tc_valid_range = [0, 0]
+            res.valid_range = [0, 0]  # the new storage holds nothing anyone wrote
         self.stats.invalidations += 1
-        self._record_locked(self._driver_replace_storage, (res, new))
+        # (the table marks the use; the valid range was just emptied, not filled)
+        self._note_access(CALLS["replace_buffer_storage"], (res, new))
+        self._record_locked(self._driver_replace, (res, new))
         return new
 
+    def _driver_replace(self, res: Resource, new: Resource) -> None:
+        self._driver["replace_buffer_storage"](res, new)
+        t = res.tc
+        if t is not None and t.latest is new:
+            t.latest = None
+        self.screen.resource_destroy(new)  # (its storage lives on in ``res``)
+
     @staticmethod
-    def _driver_replace_storage(res: Resource, new: np.ndarray) -> None:
-        res.replace_storage(new)
-        if res.tc_latest_storage is new:
-            res.tc_latest_storage = None
+    def _latest(res: Resource) -> Resource:
+        t = res.tc
+        latest = None if t is None else t.latest
+        return res if latest is None else latest
 
-    def _pending_staging_overlap(self, res: Resource, lo: int, hi: int) -> int:
-        """Highest batch with a not-yet-executed staging upload overlapping [lo, hi)."""
-        pending = self._staging.get(res.id)
+    def _pending_staging_overlap(self, res: Resource, lo: int, hi: int) -> Batch | None:
+        """The newest batch holding a not-yet-executed staging upload overlapping [lo, hi)."""
+        pending = self._staging.get(res)
         if not pending:
-            return 0
-        live = [(b, a, z) for (b, a, z) in pending if b > self._executed_seq]
-        self._staging[res.id] = live
+            return None
+        live = [(b, a, z) for (b, a, z) in pending if not b.executed]
+        if live:
+            self._staging[res] = live
+        else:
+            del self._staging[res]
         hits = [b for (b, a, z) in live if a < hi and z > lo]
-        return max(hits) if hits else 0
+        return max(hits, key=lambda b: b.seq or 1 << 62) if hits else None
 
-    def transfer_map(self, resource: Resource, level: int, usage: int, box: Box):
-        if not isinstance(resource, Resource):
-            raise bad_type("resource", "a Resource created by this screen", resource)
-        if not isinstance(box, Box):
-            raise bad_type("box", "a pipe.Box", box)
-        usage = check_transfer_usage(usage)
-        resource.check_box(level, box)
-        if resource.is_buffer and usage & Transfer.WRITE and not usage & Transfer.READ:
-            with self._lock:
-                return self._map_buffer_write_locked(resource, level, usage, box)
+    def _idle_steps(self, res: Resource, reason: str, dontblock: bool) -> Generator:
+        """Yield the fences to wait for until no recorded work uses ``res``.
+
+        Records a flush when such work is not flushed yet.  Returns False,
+        having waited for nothing, if ``dontblock`` and ``res`` is busy.
+        """
         with self._lock:
-            self._sync_locked("transfer_map")
-            return self.pipe.transfer_map(resource, level, usage, box)
+            fences = self._busy_fences(res)
+            if fences is None:
+                fences = [self._flush_locked(), *res.pending_fences()]
+        fences = [f for f in fences if not f.signalled]
+        if not fences:
+            return True
+        if dontblock:
+            return False
+        self.stats.sync(reason)
+        yield from fences
+        return True
 
-    def _map_buffer_write_locked(self, res: Resource, level: int, usage: Transfer, box: Box):
-        lo, hi = box.x, box.x + box.width
-        # Promote: writing bytes never written, or to an idle buffer, needs no wait.
-        if not usage & Transfer.UNSYNCHRONIZED:
-            if not self._valid_overlaps(res, lo, hi) or not self.is_busy(res):
-                usage |= Transfer.UNSYNCHRONIZED
-                self.stats.promoted_unsynchronized += 1
-        # DISCARD_RANGE over the whole valid range is a whole-resource discard.
-        if usage & Transfer.DISCARD_RANGE and not usage & Transfer.UNSYNCHRONIZED:
-            vlo, vhi = res.tc_valid_range
-            if lo <= vlo and hi >= vhi:
-                usage = (usage & ~Transfer.DISCARD_RANGE) | Transfer.DISCARD_WHOLE_RESOURCE
-        if usage & Transfer.DISCARD_WHOLE_RESOURCE and not usage & Transfer.UNSYNCHRONIZED:
-            if self.is_busy(res):
-                store = self._invalidate_locked(res)
-                return self._map_storage(res, level, usage | Transfer.UNSYNCHRONIZED, box, store)
-            usage |= Transfer.UNSYNCHRONIZED
-        if usage & Transfer.DISCARD_RANGE and not usage & Transfer.UNSYNCHRONIZED:
-            staging = np.zeros(box.width, np.uint8)
-            self.stats.staging_uploads += 1
-            xfer = TransferObject(
-                res,
-                level,
-                usage,
-                copy.copy(box),
-                box.width,
-                box.width,
-                staging,
-                staging=staging,
-                context=self,
-            )
-            return staging, xfer
-        if usage & Transfer.UNSYNCHRONIZED:
-            wait_for = self._pending_staging_overlap(res, lo, hi)
-            if wait_for:
-                # Rule 5: an unsynchronized map must not overtake a queued staging
-                # upload; the upload may still sit in the batch being recorded.
-                self.stats.sync("unsynchronized map over pending staging upload")
-                if wait_for >= self._batch.seq:
-                    self._submit_locked()
-                self._wait_executed(wait_for)
-            store = res.tc_latest_storage if res.tc_latest_storage is not None else None
-            return self._map_storage(res, level, usage, box, store)
-        self._sync_locked("transfer_map")
-        return self.pipe.transfer_map(res, level, usage, box)
-
-    def _map_storage(self, res, level, usage, box, store):
-        data, xfer = self.pipe.map_box(res, level, usage, box, storage=store)
+    def _map_now(self, res: Resource, level: int, usage: Transfer, box: Box) -> tuple:
+        data, xfer = self.pipe._apply_transfer_map(self._latest(res), level, usage, box)
+        xfer.resource = res
         xfer.context = self
         return data, xfer
 
+    def _map_steps(self, resource: Any, level: Any, usage: Any, box: Any) -> Generator:
+        """transfer_map as steps: yields the fences to wait for, returns (data, transfer).
+
+        The blocking and the awaitable face run the same steps
+        (``Fence.run`` / ``Fence.run_async``).
+        """
+        self._check_screen()
+        res, level, usage, box = checks.check_transfer_map(resource, level, usage, box)
+        self.pipe.raise_pending_error()  # a map is a sync point
+        dontblock = bool(usage & Transfer.DONTBLOCK)
+        if res.is_buffer and usage & Transfer.WRITE and not usage & Transfer.READ:
+            done = yield from self._buffer_write_steps(res, level, usage, box)
+            if done is not None:
+                return done
+        elif not usage & Transfer.UNSYNCHRONIZED:
+            if not (yield from self._idle_steps(res, "transfer_map", dontblock)):
+                return None, None
+            self.pipe.raise_pending_error()
+        return self._map_now(res, level, usage, box)
+
+    def _buffer_write_steps(self, res: Resource, level: int, usage: Transfer, box: Box):
+        """Rule 5's paths for a write-only buffer map; returns the map, or None
+        to map after the steps taken."""
+        lo, hi = box.x, box.x + box.width
+        dontblock = bool(usage & Transfer.DONTBLOCK)
+        with self._lock:
+            # Promote: writing bytes never written, or to an idle buffer, needs no wait.
+            if not usage & Transfer.UNSYNCHRONIZED:
+                if not res.valid_overlaps(lo, hi) or not self.is_busy(res):
+                    usage |= Transfer.UNSYNCHRONIZED
+                    self.stats.promoted_unsynchronized += 1
+            # DISCARD_RANGE over the whole valid range is a whole-resource discard.
+            if usage & Transfer.DISCARD_RANGE and not usage & Transfer.UNSYNCHRONIZED:
+                vlo, vhi = res.valid_range
+                if lo <= vlo and hi >= vhi:
+                    usage = (usage & ~Transfer.DISCARD_RANGE) | Transfer.DISCARD_WHOLE_RESOURCE
+            if usage & Transfer.DISCARD_WHOLE_RESOURCE and not usage & Transfer.UNSYNCHRONIZED:
+                usage |= Transfer.UNSYNCHRONIZED
+                if self.is_busy(res):
+                    # fresh storage: no queued upload can land in it
+                    self._invalidate_locked(res)
+                    return self._map_now(res, level, usage, box)
+            if usage & Transfer.DISCARD_RANGE and not usage & Transfer.UNSYNCHRONIZED:
+                staging = np.zeros(box.width, np.uint8)
+                self.stats.staging_uploads += 1
+                xfer = TransferObject(
+                    res, level, usage, box, box.width, box.width, staging, staging=staging,
+                    context=self,
+                )  # fmt: skip
+                return staging, xfer
+            wait_for = None
+            if usage & Transfer.UNSYNCHRONIZED:
+                # Rule 5: an unsynchronized map must not overtake a queued staging
+                # upload; the upload may still sit in the batch being recorded.
+                wait_for = self._pending_staging_overlap(res, lo, hi)
+                if wait_for is not None and wait_for is self._batch:
+                    self._submit_locked()
+        if usage & Transfer.UNSYNCHRONIZED:
+            if wait_for is not None:
+                if dontblock:
+                    return None, None
+                self.stats.sync("unsynchronized map over pending staging upload")
+                yield wait_for.done
+            return self._map_now(res, level, usage, box)
+        # a synchronized write to bytes queued work may use
+        if not (yield from self._idle_steps(res, "transfer_map", dontblock)):
+            return None, None
+        self.pipe.raise_pending_error()
+        return None
+
+    def transfer_map(self, resource: Resource, level: int, usage: int, box: Box):
+        """Map a box of a resource; returns (data, transfer), or (None, None) for
+        a DONTBLOCK map that would wait (rule 5)."""
+        return Fence.run(self._map_steps(resource, level, usage, box))
+
+    async def transfer_map_async(self, resource: Resource, level: int, usage: int, box: Box):
+        """``transfer_map`` that awaits the work using the resource instead of
+        blocking (asyncio or trio; cancelling it leaves the context intact)."""
+        return await Fence.run_async(self._map_steps(resource, level, usage, box))
+
     def transfer_flush_region(self, transfer: TransferObject, box: Box) -> None:
-        objects.check_flush_region(transfer)
+        checks.check_flush_region(transfer, box)
 
     def transfer_unmap(self, transfer: TransferObject) -> None:
-        objects.close_transfer(transfer)
+        checks.check_transfer(transfer)
         res = transfer.resource
-        if res.is_buffer and transfer.usage & Transfer.WRITE:
-            lo, hi = transfer.box.x, transfer.box.x + transfer.box.width
-            self._mark_valid(res, lo, hi)
-            if transfer.staging is not None:
-                data = transfer.staging
-                with self._lock:
-                    self._use(res)
-                    self._staging.setdefault(res.id, []).append((self._batch.seq, lo, hi))
-                    self.stats.bytes_copied += data.size
-                    self._record_locked(
-                        self._driver_write_buffer, (res, lo, data), 1 + data.size // 8
-                    )
-
-    def _driver_write_buffer(self, res: Resource, offset: int, data: np.ndarray) -> None:
-        """Runs on the driver thread, in call order: an upload copied into the batch.
-
-        Work the direct context already holds that reads the buffer at
-        rasterization time (shader buffers, buffer textures) is finished
-        first, as llvmpipe's buffer_subdata does; constants are copied per
-        draw, so uniform updates between draws never wait here.
-        """
-        self.pipe._sync_resource(res, True, "threaded upload")
-        res.storage[offset : offset + data.size] = data
+        if transfer.staging is None:
+            self.pipe._apply_transfer_unmap(transfer)
+            return
+        data = transfer.staging
+        lo, hi = transfer.box.x, transfer.box.x + transfer.box.width
+        self._staging.setdefault(res, []).append((self._batch, lo, hi))
+        self.stats.bytes_copied += data.size
+        self._record_call("buffer_subdata", (res, Transfer.WRITE, lo, data), 1 + data.size // 8)
 
     def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
-        usage, offset, raw = check_subdata(resource, usage, offset, data)
+        usage, offset, raw = checks.check_subdata(resource, usage, offset, data)
         size = raw.size
         if size == 0:
             return
+        lo, hi = offset, offset + size
         with self._lock:
-            lo, hi = offset, offset + size
             direct_ok = (
                 usage & Transfer.UNSYNCHRONIZED
-                or not self._valid_overlaps(resource, lo, hi)
+                or not resource.valid_overlaps(lo, hi)
                 or (
                     not self.is_busy(resource)
-                    and not self._pending_staging_overlap(resource, lo, hi)
+                    and self._pending_staging_overlap(resource, lo, hi) is None
                 )
             )
-            self._mark_valid(resource, lo, hi)
             if direct_ok and size > SMALL_SUBDATA:
                 # Nothing queued can observe these bytes: write them now.
-                store = (
-                    resource.tc_latest_storage
-                    if resource.tc_latest_storage is not None
-                    else resource.storage
+                resource.mark_valid(lo, hi)
+                self.pipe._apply_buffer_subdata(
+                    self._latest(resource), Transfer.WRITE | Transfer.UNSYNCHRONIZED, offset, raw
                 )
-                store[offset : offset + size] = raw
                 self.stats.promoted_unsynchronized += 1
                 return
             copied = raw.copy()
             self.stats.bytes_copied += size
-            self._use(resource)
+            write = self._driver["buffer_subdata"]
+            self._note_access(CALLS["buffer_subdata"], (resource, usage, offset, copied))
+            self._staging.setdefault(resource, []).append((self._batch, lo, hi))
             calls = self._batch.calls
             if size <= SMALL_SUBDATA and calls:
                 fn, args = calls[-1]
-                if fn == self._driver_write_buffer and args[0] is resource:
-                    prev_off, prev = args[1], args[2]
+                if fn == write and args[0] is resource and args[1] == usage:
+                    prev_off, prev = args[2], args[3]
                     if prev_off + prev.size == offset and prev.size + size <= 4 * SMALL_SUBDATA:
-                        calls[-1] = (fn, (resource, prev_off, np.concatenate([prev, copied])))
+                        merged = np.concatenate([prev, copied])
+                        calls[-1] = (fn, (resource, usage, prev_off, merged))
                         self.stats.merged_subdata += 1
-                        self._staging.setdefault(resource.id, []).append((self._batch.seq, lo, hi))
                         return
-            self._staging.setdefault(resource.id, []).append((self._batch.seq, lo, hi))
-            self._record_locked(
-                self._driver_write_buffer, (resource, offset, copied), 1 + size // 8
-            )
+            self._record_locked(write, (resource, usage, offset, copied), 1 + size // 8)
 
     def texture_subdata(self, resource, level, usage, box, data, stride=0, layer_stride=0):
-        raw = _user_bytes(data, "data").copy()
+        res, level, usage, box, raw, stride, layer_stride = checks.check_texture_subdata(
+            resource, level, usage, box, data, stride, layer_stride
+        )
+        need = (box.depth - 1) * layer_stride + (box.height - 1) * stride
+        raw = raw[: need + box.width * res.block_bytes].copy()
         self.stats.bytes_copied += raw.size
-        self._use(resource)
-        self._record(
-            self.pipe.texture_subdata,
-            (resource, level, usage, copy.copy(box), raw, stride, layer_stride),
+        self._record_call(
+            "texture_subdata",
+            (res, level, usage, box, raw, stride, layer_stride),
             1 + raw.size // 8,
         )
 
     # ------------------------------------------------------------------ queries
 
     def destroy_query(self, query):
-        if getattr(query, "driver_counter", None):
+        q = checks.destroy_query(query)
+        if isinstance(q, _CounterQuery):
             return
-        self._record(self.pipe.destroy_query, (query,))
+        self._record_call("destroy_query", (q,))
 
     def begin_query(self, query) -> bool:
-        name = getattr(query, "driver_counter", None)
-        if name is not None:
-            query.begin_value = getattr(self.stats, name)  # type: ignore[attr-defined]
-            query.active, query.ended = True, False
+        q = checks.begin_query(query)
+        if isinstance(q, _CounterQuery):
+            q.begin_value = getattr(self.stats, q.driver_counter)
             return True
-        with self._lock:
-            self._bump_query(query)
-            self._record_locked(self.pipe.begin_query, (query,))
+        self._bump_query(q)
+        self._record_call("begin_query", (q,))
         return True
 
     def _bump_query(self, query) -> int:
@@ -1049,30 +1178,26 @@ class ThreadedContext:
             return query.tc_serial
 
     def end_query(self, query) -> bool:
-        name = getattr(query, "driver_counter", None)
-        if name is not None:
-            query.end_value = getattr(self.stats, name)  # type: ignore[attr-defined]
-            query.active, query.ended = False, True
+        q = checks.end_query(query)
+        if isinstance(q, _CounterQuery):
+            q.end_value = getattr(self.stats, q.driver_counter)
             return True
-        with self._lock:
-            serial = self._bump_query(query)
-            self._unflushed_queries.append((query, serial))
-            self._record_locked(self.pipe.end_query, (query,))
+        serial = self._bump_query(q)
+        self._unflushed_queries.append((q, serial))
+        self._record_call("end_query", (q,))
         return True
 
     def get_query_result(self, query, wait: bool = True):
-        name = getattr(query, "driver_counter", None)
-        if name is not None:
-            if not query.ended:
-                raise bad_value("query", "has not been ended (end_query)")
-            return True, query.end_value - query.begin_value
-        if getattr(query, "tc_flushed", False):
-            # Rule 6: a flush after end_query has executed; the direct context
+        q = checks.check_query_result(query)
+        if isinstance(q, _CounterQuery):
+            return True, q.end_value - q.begin_value
+        if getattr(q, "tc_flushed", False):
+            # Rule 6: a flush after end_query has executed; the wrapped context
             # answers from the query's own fence without touching its state.
-            return self.pipe.get_query_result(query, wait)
+            return self.pipe.get_query_result(q, wait)
         with self._lock:
             self._sync_locked("get_query_result")
-            return self.pipe.get_query_result(query, wait)
+            return self.pipe.get_query_result(q, wait)
 
     async def ready_async(self) -> None:
         """Wait, without blocking the event loop, until recording will not block.
@@ -1091,15 +1216,15 @@ class ThreadedContext:
 
     async def get_query_result_async(self, query):
         """Await a query's result without blocking the event loop."""
-        name = getattr(query, "driver_counter", None)
-        if name is not None:
-            return self.get_query_result(query)[1]
-        if not getattr(query, "tc_flushed", False):
+        q = checks.check_query_result(query)
+        if isinstance(q, _CounterQuery):
+            return self.get_query_result(q)[1]
+        if not getattr(q, "tc_flushed", False):
             await self.flush()
-        fence = query.fence
+        fence = q.fence
         if fence is not None:
             await fence
-        return self.get_query_result(query, wait=True)[1]
+        return self.get_query_result(q, wait=True)[1]
 
     # ------------------------------------------------------------------ misc (synchronous)
 
@@ -1110,6 +1235,7 @@ class ThreadedContext:
         self.pipe.set_device_reset_callback(callback)
 
     def is_resource_referenced(self, resource, level=0, layer=0):
+        checks.check_resource("resource", resource)
         return 3 if self.is_busy(resource) else 0
 
     def wait_idle(self) -> None:
@@ -1117,6 +1243,3 @@ class ThreadedContext:
 
     def __repr__(self) -> str:
         return f"<ThreadedContext {self.id} over {self.pipe.__class__.__name__}>"
-
-
-_ = ShaderType

@@ -48,7 +48,10 @@ Guarantees:
   processes (``process_failure`` says why).
 
 Workers are daemon threads named ``numpipe-worker-N``; ``shutdown()`` stops
-them after the queue drains.  Each worker limits numexpr to one thread, since
+them after the queue drains.  A job submitted after ``shutdown()`` (or chained
+after one still running then) is not run: it fails with a
+``ContextDestroyedError`` and completes, so its fence is signalled and no
+waiter hangs.  Each worker limits numexpr to one thread, since
 the pool itself is the parallelism.
 """
 
@@ -61,6 +64,7 @@ from typing import Protocol
 
 import numpy as np
 
+from gallium.pipe.errors import ContextDestroyedError
 from gallium.pipe.fence import Fence
 
 
@@ -142,6 +146,9 @@ class WorkerPool:
             self._enqueue(job)
 
     def _enqueue(self, job: Job) -> None:
+        if self._stopping:
+            self._refuse(job)
+            return
         count = job.unit_count()
         if count == 0:
             self._complete(job)
@@ -157,10 +164,21 @@ class WorkerPool:
                 self._run(entry, unit, 0)
             return
         with self._cv:
-            if self._stopping:
-                raise RuntimeError("the worker pool has been shut down")
-            self._queue.append(entry)
-            self._cv.notify_all()
+            stopping = self._stopping
+            if not stopping:
+                self._queue.append(entry)
+                self._cv.notify_all()
+        if stopping:
+            self._refuse(job)
+
+    def _refuse(self, job: Job) -> None:
+        """A job arriving after shutdown: it fails, and its fence is signalled."""
+        try:
+            job.unit_failed(
+                -1, ContextDestroyedError("the screen was destroyed before this work ran")
+            )
+        finally:
+            self._complete(job)
 
     def _take(self) -> tuple[_Entry, int | None, int]:
         """(entry, unit, dropped): the next unit of the job at the head of the

@@ -56,12 +56,19 @@ from typing import Any
 
 import numpy as np
 
+from ..pipe import objects as contract
+from ..pipe.checks import (  # noqa: F401  (the checks live in the contract)
+    Grid,
+    check_compute_cso,
+    check_grid_info,
+    check_shader_buffers,
+    check_shader_images,
+)
 from ..pipe.enums import (
     PIPE_MAX_SHADER_BUFFERS,
     PIPE_MAX_SHADER_IMAGES,
     Format,
     ShaderIR,
-    ShaderType,
 )
 from ..pipe.errors import (
     UnsupportedError,
@@ -71,7 +78,7 @@ from ..pipe.errors import (
     check_int,
 )
 from ..pipe.fence import Fence
-from ..pipe.state import ComputeState, GridInfo, ImageView, ShaderBuffer
+from ..pipe.state import ComputeState, ImageView, ShaderBuffer
 from ..tgsi import NUMPIPE, ExecEnv, Kernel, Shader, compile_shader, parse
 from ..tgsi.memory_api import (
     IMAGE_COORDS,
@@ -121,7 +128,7 @@ _ids = itertools.count(1)
 
 
 @dataclass(frozen=True, eq=False)
-class ComputeCSO:
+class ComputeCSO(contract.ComputeCSO):
     """A compiled compute program and what launching it needs to know."""
 
     shader: Shader
@@ -243,212 +250,6 @@ def make_compute(state: Any) -> ComputeCSO:
         global_atomics=global_atomics,
         lanes=COMPUTE_LANES_SHORT if len(shader.instructions) <= SHORT_PROGRAM else COMPUTE_LANES,
     )
-
-
-def check_compute_cso(cso: Any) -> ComputeCSO | None:
-    if cso is not None and not isinstance(cso, ComputeCSO):
-        raise bad_type("cso", "a compute state from create_compute_state, or None", cso)
-    return cso
-
-
-# ----------------------------------------------------------------------------
-# Bindings and grids
-# ----------------------------------------------------------------------------
-
-
-def _check_binding_list(shader: Any, start: Any, items: Any, limit: int, kind: type, arg: str):
-    """The stage, start slot and item sequence of a set_shader_buffers /
-    set_shader_images call (items themselves are checked by the caller)."""
-    try:
-        stage = ShaderType(shader)
-    except (ValueError, TypeError):
-        raise bad_value("shader", "must be a pipe.ShaderType", shader) from None
-    if stage == ShaderType.TYPES:
-        raise bad_value("shader", "must be a shader stage", stage.name)
-    start = check_int("start", start, 0, limit)
-    if items is None:
-        items = []
-    if isinstance(items, kind) or not hasattr(items, "__len__"):
-        raise bad_type(arg, f"a sequence of pipe.{kind.__name__} or None", items)
-    if start + len(items) > limit:
-        raise bad_value(arg, f"start + len({arg}) must be <= {limit}", len(items))
-    return stage, start, items
-
-
-def check_shader_buffers(shader: Any, start: Any, buffers: Any) -> tuple:
-    """Validate ``set_shader_buffers``: (stage, start, [ShaderBuffer copy or None])."""
-    from .resource import Resource
-
-    stage, start, buffers = _check_binding_list(
-        shader, start, buffers, MAX_SHADER_BUFFERS, ShaderBuffer, "buffers"
-    )
-    out: list[ShaderBuffer | None] = []
-    for i, b in enumerate(buffers):
-        arg = f"buffers[{i}]"
-        if b is None or (isinstance(b, ShaderBuffer) and b.buffer is None):
-            out.append(None)
-            continue
-        if not isinstance(b, ShaderBuffer):
-            raise bad_type(arg, "a pipe.ShaderBuffer or None", b)
-        res = b.buffer
-        if not isinstance(res, Resource) or not res.is_buffer:
-            raise bad_type(f"{arg}.buffer", "a buffer Resource created by this screen", res)
-        if res.destroyed:
-            raise bad_value(f"{arg}.buffer", "has been destroyed")
-        off = check_int(f"{arg}.buffer_offset", b.buffer_offset, 0)
-        if off % 4:
-            raise bad_value(
-                f"{arg}.buffer_offset",
-                "must be a multiple of 4 (PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT)",
-                off,
-            )
-        size = check_int(f"{arg}.buffer_size", b.buffer_size, 0)
-        if off + size > res.width0:
-            raise bad_value(
-                arg,
-                f"buffer_offset + buffer_size must be <= the buffer's {res.width0} bytes",
-                off + size,
-            )
-        out.append(ShaderBuffer(res, off, size))
-    return stage, start, out
-
-
-def check_shader_images(shader: Any, start: Any, images: Any) -> tuple:
-    """Validate ``set_shader_images``: (stage, start, [ImageView copy or None])."""
-    from .resource import Resource
-
-    stage, start, images = _check_binding_list(
-        shader, start, images, MAX_SHADER_IMAGES, ImageView, "images"
-    )
-    out: list[ImageView | None] = []
-    for i, v in enumerate(images):
-        arg = f"images[{i}]"
-        if v is None or (isinstance(v, ImageView) and v.resource is None):
-            out.append(None)
-            continue
-        if not isinstance(v, ImageView):
-            raise bad_type(arg, "a pipe.ImageView or None", v)
-        res = v.resource
-        if not isinstance(res, Resource):
-            raise bad_type(f"{arg}.resource", "a Resource created by this screen", res)
-        if res.destroyed:
-            raise bad_value(f"{arg}.resource", "has been destroyed")
-        try:
-            fmt = Format(v.format)
-        except (ValueError, TypeError):
-            raise bad_value(f"{arg}.format", "must be a pipe.Format", v.format) from None
-        desc = try_describe(fmt)
-        if (
-            desc is None
-            or desc.is_depth
-            or desc.is_stencil
-            or desc.layout not in ("array", "packed")
-            or fmt == Format.NONE
-        ):
-            raise bad_value(f"{arg}.format", "must be a colour format images can hold", fmt.name)
-        if res.is_buffer:
-            off = check_int(f"{arg}.buf_offset", v.buf_offset, 0)
-            size = check_int(f"{arg}.buf_size", v.buf_size, 0)
-            if off % desc.block_bytes or size % desc.block_bytes:
-                raise bad_value(
-                    arg,
-                    f"buf_offset and buf_size must be multiples of {fmt.name}'s "
-                    f"{desc.block_bytes} bytes",
-                    (off, size),
-                )
-            if off + size > res.width0:
-                raise bad_value(
-                    arg,
-                    f"buf_offset + buf_size must be <= the buffer's {res.width0} bytes",
-                    off + size,
-                )
-        else:
-            if desc.block_bytes != res.block_bytes:
-                raise bad_value(
-                    f"{arg}.format",
-                    f"must have the resource's texel size ({res.block_bytes} bytes)",
-                    fmt.name,
-                )
-            level = check_int(f"{arg}.level", v.level, 0, res.last_level)
-            layers = res.level_layout(level).layers
-            first = check_int(f"{arg}.first_layer", v.first_layer, 0, layers - 1)
-            check_int(f"{arg}.last_layer", v.last_layer, first, layers - 1)
-        out.append(
-            ImageView(
-                res,
-                fmt,
-                int(v.access),
-                int(v.level),
-                int(v.first_layer),
-                int(v.last_layer),
-                int(v.buf_offset),
-                int(v.buf_size),
-            )
-        )
-    return stage, start, out
-
-
-@dataclass(frozen=True)
-class Grid:
-    """A validated ``pipe.GridInfo``."""
-
-    block: tuple[int, int, int]
-    grid: tuple[int, int, int]  # (0, 0, 0) with ``indirect``: read at launch
-    indirect: Any
-    indirect_offset: int
-    input: np.ndarray | None  # a copy of ``GridInfo.input``'s bytes
-
-
-def _triple(arg: str, value: Any, lo: int, hi: tuple[int, int, int]) -> tuple[int, int, int]:
-    if not isinstance(value, tuple | list) or len(value) != 3:
-        raise bad_type(arg, "three ints (x, y, z)", value)
-    return tuple(check_int(f"{arg}[{i}]", v, lo, hi[i]) for i, v in enumerate(value))  # type: ignore[return-value]
-
-
-def check_grid_info(info: Any) -> Grid:
-    """Validate a ``pipe.GridInfo`` on the caller's thread; copies ``input``."""
-    from .resource import Resource
-
-    if not isinstance(info, GridInfo):
-        raise bad_type("info", "a pipe.GridInfo", info)
-    check_int("info.work_dim", info.work_dim, 1, 3)
-    if check_int("info.pc", info.pc, 0) != 0:
-        raise bad_value("info.pc", "must be 0 (a TGSI program has one entry point)", info.pc)
-    block = _triple("info.block", info.block, 1, MAX_BLOCK_SIZE)
-    if block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
-        raise bad_value(
-            "info.block",
-            f"may hold at most {MAX_THREADS_PER_BLOCK} invocations (x * y * z)",
-            block,
-        )
-    indirect = info.indirect
-    off = 0
-    if indirect is not None:
-        if not isinstance(indirect, Resource) or not indirect.is_buffer:
-            raise bad_type("info.indirect", "a buffer Resource created by this screen", indirect)
-        if indirect.destroyed:
-            raise bad_value("info.indirect", "has been destroyed")
-        off = check_int("info.indirect_offset", info.indirect_offset, 0)
-        if off % 4 or off + 12 > indirect.width0:
-            raise bad_value(
-                "info.indirect_offset",
-                "must be a multiple of 4 leaving three uint32 (12 bytes) inside info.indirect",
-                off,
-            )
-        grid = (0, 0, 0)
-    else:
-        grid = _triple("info.grid", info.grid, 0, MAX_GRID_SIZE)
-    data = None
-    if info.input is not None:
-        try:
-            data = np.frombuffer(memoryview(info.input).cast("B"), np.uint8).copy()
-        except TypeError:
-            raise bad_type(
-                "info.input", "bytes-like data (bytes, bytearray, numpy array)", info.input
-            ) from None
-        if data.size > MAX_INPUT_SIZE:
-            raise bad_value("info.input", f"may hold at most {MAX_INPUT_SIZE} bytes", data.size)
-    return Grid(block, grid, indirect, off, data)
 
 
 # ----------------------------------------------------------------------------

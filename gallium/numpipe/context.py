@@ -33,8 +33,7 @@ worker is kept with its scene and raised at the context's next sync point
 from __future__ import annotations
 
 import copy
-import dataclasses
-import numbers
+import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -45,22 +44,17 @@ import numpy as np
 from workers.job import SceneJob
 
 from ..draw.fetch import BoundVertexBuffer, check_index_range
-from ..draw.pipeline import GEOMETRY, LINES, POINTS, Draw, DrawPipeline, VertexProgram, kind_of
+from ..draw.pipeline import GEOMETRY, Draw, DrawPipeline, VertexProgram, kind_of
 from ..draw.vs import link as link_outputs
 from ..draw.vs import sprite_slots
+from ..pipe import checks
+from ..pipe.checks import user_bytes as _user_bytes
 from ..pipe.enums import (
-    PIPE_MAX_CLIP_PLANES,
-    PIPE_MAX_COLOR_BUFS,
-    PIPE_MAX_CONSTANT_BUFFERS,
-    PIPE_MAX_SAMPLERS,
-    PIPE_MAX_SHADER_SAMPLER_VIEWS,
     PIPE_MAX_VIEWPORTS,
     PIPE_TIMEOUT_INFINITE,
     Bind,
     Clear,
-    Flush,
     Format,
-    Prim,
     QueryType,
     RenderCond,
     ResetStatus,
@@ -69,7 +63,6 @@ from ..pipe.enums import (
 )
 from ..pipe.errors import (
     ContextDestroyedError,
-    PipeTypeError,
     UnsupportedError,
     add_origin_note,
     bad_type,
@@ -101,6 +94,7 @@ from ..pipe.state import (
 from ..util.format import pack_rgba, try_describe
 from . import objects
 from .binner import Binner, FragmentBase, FragmentSnapshot, counting_queries
+from .compute import ComputeCSO
 from .objects import (
     BlendCSO,
     DepthStencilAlphaCSO,
@@ -121,7 +115,7 @@ from .scene import (
     make_color_target,
     make_depth_target,
 )
-from .screen import MAX_LINE_WIDTH, MAX_POINT_WIDTH, MAX_TEXTURE_SIZE
+from .screen import MAX_DRAW_VERTICES, MAX_LINE_WIDTH, MAX_POINT_WIDTH, MAX_TEXTURE_SIZE  # noqa: F401
 
 F32 = np.float32
 
@@ -144,117 +138,10 @@ _INTEGER_SV = frozenset(
 )
 
 
-def _enum(arg: str, enum_type: type, value: Any) -> Any:
-    try:
-        return enum_type(value)
-    except (ValueError, TypeError):
-        raise bad_value(arg, f"must be a pipe.{enum_type.__name__}", value) from None
-
-
-_U32 = 0xFFFFFFFF
-
-
-def check_flush_flags(flags: Any) -> Flush:
-    v = check_int("flags", flags)
-    try:
-        return Flush(v)
-    except ValueError:
-        raise bad_value("flags", "must be pipe.Flush flags", v) from None
-
-
-class _CheckedDrawInfo(DrawInfo):
-    """A DrawInfo that check_draw_info made: a private copy, fields checked
-    (the threaded context's recorded copy is not checked again on the driver
-    thread)."""
-
-    __slots__ = ()
-
-
-_DRAW_FIELDS = tuple(f.name for f in dataclasses.fields(DrawInfo))
-# The vertices one draw may have (count x instances): a draw's vertex pipeline
-# holds a few hundred bytes a vertex at once (ids, fetched inputs, shader
-# outputs, set-up triangles), so this bounds one draw to a few GiB.
-MAX_DRAW_VERTICES = 1 << 24
-_DRAW_U32_FIELDS = (
-    "start",
-    "count",
-    "instance_count",
-    "start_instance",
-    "drawid",
-    "restart_index",
-    "min_index",
-    "max_index",
-)
-
-
-def check_draw_info(info: Any) -> DrawInfo:
-    """Validate a DrawInfo's fields; return a copy holding plain ints and bools.
-
-    The index data itself (``index``) is checked where it is read, since a
-    resource's contents may change until the draw runs.  A copy this
-    function made is returned as it is.
-    """
-    if type(info) is _CheckedDrawInfo:
-        return info
-    if not isinstance(info, DrawInfo):
-        raise bad_type("info", "a pipe.DrawInfo", info)
-    if info.indirect is not None:
-        raise UnsupportedError("indirect draws are not implemented by numpipe yet")
-    if info.count_from_stream_output is not None:
-        raise UnsupportedError("draw_auto (count_from_stream_output) is not implemented yet")
-    out = _CheckedDrawInfo.__new__(_CheckedDrawInfo)
-    for name in _DRAW_FIELDS:
-        setattr(out, name, getattr(info, name))
-    mode = info.mode
-    if type(mode) is not Prim:
-        out.mode = _enum("info.mode", Prim, check_int("info.mode", mode))
-    for name in _DRAW_U32_FIELDS:
-        v = getattr(info, name)
-        if type(v) is not int or not 0 <= v <= _U32:  # (the common case needs no call)
-            setattr(out, name, check_int(f"info.{name}", v, 0, _U32))
-    out.index_bias = check_int("info.index_bias", info.index_bias, -(2**31), 2**31 - 1)
-    out.vertices_per_patch = check_int("info.vertices_per_patch", info.vertices_per_patch, 0)
-    out.index_size = check_int("info.index_size", info.index_size)
-    if out.index_size not in (0, 1, 2, 4):
-        raise bad_value("info.index_size", "must be 0, 1, 2 or 4", out.index_size)
-    if out.index_size and info.index is None:
-        raise bad_value("info.index", "must be set when index_size is non-zero")
-    out.primitive_restart = bool(check_int("info.primitive_restart", info.primitive_restart, 0, 1))
-    out.has_user_indices = bool(check_int("info.has_user_indices", info.has_user_indices, 0, 1))
-    if out.count * out.instance_count > MAX_DRAW_VERTICES:
-        raise UnsupportedError(
-            f"numpipe draws at most {MAX_DRAW_VERTICES:,} vertices a call (info.count x "
-            f"info.instance_count = {out.count * out.instance_count:,}): split the draw"
-        )
-    return out
-
-
 # PIPE_CLEAR_* bits as plain ints (a Flag's & and | build enum members: ~1-2 us each)
-_CLEAR_ALL = int(Clear.COLOR | Clear.DEPTHSTENCIL)
-_CLEAR_COLOR = int(Clear.COLOR)
 _CLEAR_COLOR0 = int(Clear.COLOR0)
 _CLEAR_DEPTH = int(Clear.DEPTH)
 _CLEAR_STENCIL = int(Clear.STENCIL)
-
-
-def check_clear(buffers: Any, color: Any, depth: Any, stencil: Any) -> tuple:
-    """Validate clear()'s arguments: (bits, colour tuple or None, depth, stencil)."""
-    bits = check_int("buffers", buffers)
-    if bits & ~_CLEAR_ALL:
-        raise bad_value("buffers", "has bits that are not PIPE_CLEAR_* flags", hex(bits))
-    col = None
-    if bits & _CLEAR_COLOR:
-        if color is None:
-            raise bad_value("color", "is required when clearing colour buffers")
-        col = check_numbers("color", color, 4)
-    d = 1.0
-    if bits & _CLEAR_DEPTH:
-        d = depth if type(depth) is float else check_numbers("depth", (depth,), 1)[0]
-        if not 0.0 <= d <= 1.0:
-            raise bad_value("depth", "must be in [0, 1]", depth)
-    # an unsigned value of which the stencil buffer keeps the low 8 bits (as Mesa masks it)
-    st = check_int("stencil", stencil, 0, _U32) & 0xFF if bits & _CLEAR_STENCIL else 0
-    return bits, col, d, st
 
 
 _DEPTH_WORDS: dict[tuple, float | int] = {}
@@ -278,352 +165,28 @@ def _clear_depth_word(layout: Any, depth: float) -> float | int:
     return word
 
 
-def check_numbers(arg: str, values: Any, n: int) -> tuple:
-    """``n`` real numbers (a pipe_color_union's floats or integers), as a tuple."""
-    if not isinstance(values, list | tuple | np.ndarray):
-        raise bad_type(arg, f"a sequence of {n} numbers", values)
-    vals = tuple(values.tolist() if isinstance(values, np.ndarray) else values)
-    if len(vals) != n:
-        raise bad_value(arg, f"must have {n} components", values)
-    if all(type(v) is float for v in vals):  # the common case, without the ABC checks
-        return vals
-    for i, v in enumerate(vals):
-        if not isinstance(v, numbers.Real):
-            raise bad_type(f"{arg}[{i}]", "a number", v)
-    return tuple(v if isinstance(v, numbers.Integral) else float(v) for v in vals)
-
-
-def check_subdata(resource: Any, usage: Any, offset: Any, data: Any) -> tuple:
-    """Validate buffer_subdata's arguments: (usage with WRITE, offset, data bytes).
-
-    The bytes are a view of ``data`` (copy them to keep them); an empty write
-    is valid and checks no range.
-    """
-    if not isinstance(resource, Resource) or not resource.is_buffer:
-        raise bad_type("resource", "a buffer Resource", resource)
-    u = check_int("usage", usage, 0)
-    if u & ~objects.VALID_TRANSFER_BITS:
-        raise bad_value("usage", "has bits that are not pipe.Transfer flags", hex(u))
-    offset = check_int("offset", offset, 0)
-    raw = _user_bytes(data, "data")
-    if raw.size:
-        resource.check_box(0, Box(offset, 0, 0, raw.size, 1, 1), "offset/size")
-    return Transfer(u) | Transfer.WRITE, offset, raw
-
-
-def check_constant_buffer(shader: Any, index: Any, cb: Any) -> tuple:
-    """Validate set_constant_buffer's arguments: (stage, index, binding).
-
-    The binding is None (unbind), ``(buffer resource, (offset, size))`` or
-    ``(None, bytes)`` for user data (a view of the caller's data: the threaded
-    context copies it).
-    """
-    stage = _enum("shader", ShaderType, check_int("shader", shader))
-    index = check_int("index", index)
-    if not 0 <= index < PIPE_MAX_CONSTANT_BUFFERS:
-        raise bad_value("index", f"must be in 0..{PIPE_MAX_CONSTANT_BUFFERS - 1}", index)
-    if cb is None:
-        return stage, index, None
-    if not isinstance(cb, ConstantBuffer):
-        raise bad_type("cb", "a pipe.ConstantBuffer or None", cb)
-    offset = check_int("cb.buffer_offset", cb.buffer_offset, 0)
-    size = check_int("cb.buffer_size", cb.buffer_size, 0)
-    if cb.buffer is not None and cb.user_buffer is not None:
-        raise bad_value("cb", "must set buffer or user_buffer, not both")
-    if cb.buffer is not None:
-        if not isinstance(cb.buffer, Resource):
-            raise bad_type("cb.buffer", "a buffer Resource", cb.buffer)
-        if not cb.buffer.is_buffer:
-            raise bad_value("cb.buffer", "must be a PIPE_BUFFER resource")
-        if offset % 16:
-            raise bad_value("cb.buffer_offset", "must be a non-negative multiple of 16", offset)
-        size = size or (cb.buffer.width0 - offset)
-        if offset + size > cb.buffer.width0 or size < 0:
-            raise bad_value("cb.buffer_size", "must lie inside the buffer", cb.buffer_size)
-        return stage, index, (cb.buffer, (offset, size))
-    if cb.user_buffer is not None:
-        data = _user_bytes(cb.user_buffer, "cb.user_buffer")
-        data = data[offset : offset + size] if size else data[offset:]
-        return stage, index, (None, data)
-    return stage, index, None
-
-
-def check_framebuffer_state(state: Any) -> FramebufferState:
-    """Validate a framebuffer state; return a private copy (plain ints, a new list)."""
-    if not isinstance(state, FramebufferState):
-        raise bad_type("state", "a pipe.FramebufferState", state)
-    width = check_int("state.width", state.width, 0, MAX_TEXTURE_SIZE)
-    height = check_int("state.height", state.height, 0, MAX_TEXTURE_SIZE)
-    layers = check_int("state.layers", state.layers, 0)
-    samples = check_int("state.samples", state.samples, 0)
-    cbufs = _sequence("state.cbufs", state.cbufs)
-    if len(cbufs) > PIPE_MAX_COLOR_BUFS:
-        raise bad_value(
-            "state.cbufs", f"may hold at most {PIPE_MAX_COLOR_BUFS} surfaces", len(cbufs)
-        )
-    for i, s in enumerate(cbufs):
-        if s is not None and not isinstance(s, Surface):
-            raise bad_type(f"state.cbufs[{i}]", "a Surface or None", s)
-        if s is not None:
-            d = try_describe(s.format)
-            if d is None or d.is_depth or d.is_stencil:
-                raise bad_value(f"state.cbufs[{i}]", "must be a colour surface", s.format)
-            if s.width < width or s.height < height:
-                raise bad_value(f"state.cbufs[{i}]", f"must be at least {width}x{height}", s)
-    zs = state.zsbuf
-    if zs is not None:
-        if not isinstance(zs, Surface):
-            raise bad_type("state.zsbuf", "a Surface or None", zs)
-        d = try_describe(zs.format)
-        if d is None or not (d.is_depth or d.is_stencil):
-            raise bad_value("state.zsbuf", "must be a depth/stencil surface", zs.format)
-        if zs.width < width or zs.height < height:
-            raise bad_value("state.zsbuf", f"must be at least {width}x{height}", zs)
-    counts = {max(1, s.texture.nr_samples) for s in [*cbufs, zs] if s is not None}
-    if len(counts) > 1:
-        raise bad_value(
-            "state", "must have surfaces of one sample count", sorted(counts)
-        )  # (pipe_framebuffer_state: every attachment has the framebuffer's samples)
-    return FramebufferState(
-        width=width, height=height, layers=layers, samples=samples, cbufs=cbufs, zsbuf=zs
-    )
-
-
-def check_surface_clear(dst: Any, dstx: Any, dsty: Any, width: Any, height: Any) -> Box:
-    """The box a clear_render_target / clear_depth_stencil writes, checked."""
-    if not isinstance(dst, Surface):
-        raise bad_type("dst", "a Surface", dst)
-    box = Box(dstx, dsty, dst.first_layer, width, height, dst.last_layer - dst.first_layer + 1)
-    dst.texture.check_box(dst.level, box, "dstx/dsty/width/height")
-    return Box(*(int(v) for v in (box.x, box.y, box.z, box.width, box.height, box.depth)))
-
-
-def check_clear_flags_zs(clear_flags: Any, depth: Any, stencil: Any) -> tuple[int, float, int]:
-    """clear_depth_stencil's flags (DEPTH/STENCIL bits), depth in [0, 1], stencil's low byte."""
-    flags = check_int("clear_flags", clear_flags)
-    if flags & ~int(Clear.DEPTHSTENCIL):
-        raise bad_value("clear_flags", "may hold only PIPE_CLEAR_DEPTH and STENCIL", hex(flags))
-    d = check_numbers("depth", (depth,), 1)[0]
-    if flags & Clear.DEPTH and not 0.0 <= d <= 1.0:
-        raise bad_value("depth", "must be in [0, 1]", depth)
-    st = check_int("stencil", stencil, 0, _U32) & 0xFF if flags & Clear.STENCIL else 0
-    return flags, float(d), st
-
-
-def check_blend_cso(cso: Any) -> BlendCSO:
-    """A blend CSO to bind (None: the default state)."""
-    if cso is None:
-        return objects.make_blend(BlendState())
-    if not isinstance(cso, BlendCSO):
-        raise bad_type("cso", "a blend CSO from create_blend_state", cso)
-    return cso
-
-
-def check_dsa_cso(cso: Any) -> DepthStencilAlphaCSO:
-    if cso is None:
-        return objects.make_dsa(DepthStencilAlphaState())
-    if not isinstance(cso, DepthStencilAlphaCSO):
-        raise bad_type("cso", "a CSO from create_depth_stencil_alpha_state", cso)
-    return cso
-
-
-def check_rasterizer_cso(cso: Any) -> RasterizerCSO:
-    if cso is None:
-        return objects.make_rasterizer(RasterizerState())
-    if not isinstance(cso, RasterizerCSO):
-        raise bad_type("cso", "a CSO from create_rasterizer_state", cso)
-    return cso
-
-
-def check_vertex_buffers(start_slot: Any, buffers: Any) -> list[tuple[int, VertexBuffer | None]]:
-    """Validate a set_vertex_buffers call as a whole; return (slot, binding) pairs.
-
-    A binding is None (unbind) or a VertexBuffer holding a PIPE_BUFFER
-    resource or a private copy of the user's bytes (``is_user_buffer``).
-    Nothing is bound unless every entry is valid.
-    """
-    from ..pipe.enums import PIPE_MAX_ATTRIBS
-
-    buffers = list(buffers or [])
-    if (
-        not isinstance(start_slot, int)
-        or start_slot < 0
-        or start_slot + len(buffers) > PIPE_MAX_ATTRIBS
-    ):
-        raise bad_value(
-            "start_slot", f"plus the count must fit in {PIPE_MAX_ATTRIBS} slots", start_slot
-        )
-    out: list[tuple[int, VertexBuffer | None]] = []
-    for i, vb in enumerate(buffers):
-        slot = start_slot + i
-        if vb is None:
-            out.append((slot, None))
-            continue
-        if not isinstance(vb, VertexBuffer):
-            raise bad_type(f"buffers[{i}]", "a pipe.VertexBuffer or None", vb)
-        buf = vb.buffer
-        if buf is None:
-            out.append((slot, None))
-            continue
-        for name in ("stride", "buffer_offset"):
-            v = getattr(vb, name)
-            if not isinstance(v, int | np.integer) or isinstance(v, bool) or v < 0:
-                raise bad_value(f"buffers[{i}].{name}", "must be an integer >= 0", v)
-        if isinstance(buf, Resource):
-            if not buf.is_buffer:
-                raise bad_value(f"buffers[{i}].buffer", "must be a PIPE_BUFFER resource", buf)
-            stored = buf
-        else:
-            stored = _user_bytes(buf, f"buffers[{i}].buffer").copy()
-        out.append(
-            (
-                slot,
-                VertexBuffer(
-                    int(vb.stride), int(vb.buffer_offset), stored, not isinstance(buf, Resource)
-                ),
-            )
-        )
-    return out
-
-
-def check_vertex_elements_cso(cso: Any) -> VertexElementsCSO | None:
-    if cso is not None and not isinstance(cso, VertexElementsCSO):
-        raise bad_type("cso", "a CSO from create_vertex_elements_state or None", cso)
-    return cso
-
-
-def check_blend_color(color: Any) -> tuple[float, float, float, float]:
-    """Validate a pipe.BlendColor; return its colour as an immutable tuple."""
-    if not isinstance(color, BlendColor):
-        raise bad_type("color", "a pipe.BlendColor", color)
-    try:
-        r, g, b, a = color.color
-        return (float(r), float(g), float(b), float(a))
-    except (TypeError, ValueError):
-        raise bad_value("color.color", "must be four numbers", color.color) from None
-
-
-def check_stencil_ref(ref: Any) -> tuple[int, int]:
-    if not isinstance(ref, StencilRef):
-        raise bad_type("ref", "a pipe.StencilRef", ref)
-    try:
-        front, back = ref.ref_value
-        front, back = int(front), int(back)
-    except (TypeError, ValueError):
-        raise bad_value("ref.ref_value", "must be two integers", ref.ref_value) from None
-    if not (0 <= front <= 255 and 0 <= back <= 255):
-        raise bad_value("ref.ref_value", "must be two values in 0..255", ref.ref_value)
-    return front, back
-
-
-def check_sample_mask(mask: Any) -> int:
-    if not isinstance(mask, int | np.integer) or isinstance(mask, bool):
-        raise bad_type("mask", "an int sample mask", mask)
-    return int(mask) & 0xFFFFFFFF
-
-
-def check_min_samples(min_samples: Any) -> int:
-    """set_min_samples' count: 1 to the largest sample count (4)."""
-    return check_int("min_samples", min_samples, 0, 32) or 1
-
-
-def check_scissor_states(start: Any, scissors: Any) -> tuple[int, tuple[ScissorState, ...]]:
-    """Validate and copy scissors: the returned states are private to the driver."""
-    scissors = _sequence("scissors", scissors)
-    start = check_int("start", start)
-    if start < 0 or start + len(scissors) > PIPE_MAX_VIEWPORTS:
-        raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
-    out = []
-    for i, s in enumerate(scissors):
-        if not isinstance(s, ScissorState):
-            raise bad_type(f"scissors[{i}]", "a pipe.ScissorState", s)
-        box = [check_int(f"scissors[{i}].{f}", getattr(s, f), 0, 2**31 - 1) for f in _SCISSOR]
-        out.append(ScissorState(*box))
-    return start, tuple(out)
-
-
-_SCISSOR = ("minx", "miny", "maxx", "maxy")
-
-
-_sequence = objects.check_sequence
-
-
-def check_slots(shader: Any, start: Any, items: Any, limit: int, arg: str, kind: type) -> tuple:
-    """A (shader, start, items) binding range: (stage, start, list of kind-or-None)."""
-    stage = _enum("shader", ShaderType, check_int("shader", shader))
-    items = _sequence(arg, items)
-    start = check_int("start", start)
-    if start < 0 or start + len(items) > limit:
-        raise bad_value("start", f"plus the {arg} count must fit in {limit} slots", start)
-    for i, x in enumerate(items):
-        if x is not None and not isinstance(x, kind):
-            raise bad_type(f"{arg}[{i}]", f"a {kind.__name__} or None", x)
-    return stage, start, items
-
-
-def check_render_condition(query: Any, condition: Any, mode: Any) -> tuple:
-    """render_condition's arguments: (query or None, bool, RenderCond)."""
-    if query is not None and not isinstance(query, Query):
-        raise bad_type("query", "a Query or None", query)
-    cond = objects._check_bool("condition", condition)
-    return query, cond, _enum("mode", RenderCond, check_int("mode", mode))
-
-
-def check_clip_state(state: Any) -> ClipState:
-    """A private copy of a clip state: up to PIPE_MAX_CLIP_PLANES planes of 4 floats."""
-    if not isinstance(state, ClipState):
-        raise bad_type("state", "a pipe.ClipState", state)
-    planes = _sequence("state.ucp", state.ucp)
-    if len(planes) > PIPE_MAX_CLIP_PLANES:
-        raise bad_value("state.ucp", f"may hold at most {PIPE_MAX_CLIP_PLANES} planes", len(planes))
-    ucp = [
-        tuple(float(v) for v in check_numbers(f"state.ucp[{i}]", p, 4))
-        for i, p in enumerate(planes)
-    ]
-    ucp += [(0.0, 0.0, 0.0, 0.0)] * (PIPE_MAX_CLIP_PLANES - len(ucp))
-    return ClipState(ucp=ucp)
-
-
-def check_shader_cso(stage: ShaderType, cso: Any) -> Any:
-    """A shader CSO of ``stage`` to bind, or None."""
-    if cso is not None and (not isinstance(cso, ShaderCSO) or cso.stage != stage):
-        raise bad_type("cso", f"a {stage.name.lower()} shader CSO or None", cso)
-    return cso
-
-
-def check_viewport_states(start: Any, viewports: Any) -> tuple[int, tuple[ViewportState, ...]]:
-    """Validate and copy viewports (scale and translate become float tuples)."""
-    viewports = _sequence("viewports", viewports)
-    start = check_int("start", start)
-    if start < 0 or start + len(viewports) > PIPE_MAX_VIEWPORTS:
-        raise bad_value("start", f"plus the count must fit in {PIPE_MAX_VIEWPORTS}", start)
-    out = []
-    for i, v in enumerate(viewports):
-        if not isinstance(v, ViewportState):
-            raise bad_type(f"viewports[{i}]", "a pipe.ViewportState", v)
-        try:
-            scale = tuple(float(x) for x in v.scale)
-            translate = tuple(float(x) for x in v.translate)
-        except (TypeError, ValueError):
-            raise bad_value(f"viewports[{i}]", "scale and translate must be numbers", v) from None
-        if len(scale) != 3 or len(translate) != 3:
-            raise bad_value(f"viewports[{i}]", "scale and translate need three components", v)
-        out.append(ViewportState(scale, translate))  # type: ignore[arg-type]
-    return start, tuple(out)
-
-
 class NumpipeContext:
-    """``pipe_context`` of the numpipe software driver (used by one thread at a time)."""
+    """``pipe_context`` of the numpipe software driver (used by one thread at a time).
+
+    Each application-facing method checks its arguments with
+    :mod:`gallium.pipe.checks` and hands the checked values to its unchecked
+    twin ``_apply_*`` (the entry points a wrapping frontend records for its
+    driver thread, see :mod:`gallium.pipe.protocols`).
+    """
 
     def __init__(self, screen: Any, priv: Any = None, flags: int = 0) -> None:
         self.screen = screen
+        self.support = screen.support
         self.priv = priv
         self.flags = flags
         self.destroyed = False
-        # bound CSOs
-        self._blend: BlendCSO = objects.make_blend(BlendState())
-        self._dsa: DepthStencilAlphaCSO = objects.make_dsa(DepthStencilAlphaState())
-        self._rast: RasterizerCSO = objects.make_rasterizer(RasterizerState())
+        # bound CSOs (None binds the default state)
+        self._default_blend = objects.make_blend(BlendState(), self.support)
+        self._default_dsa = objects.make_dsa(DepthStencilAlphaState(), self.support)
+        self._default_rast = objects.make_rasterizer(RasterizerState(), self.support)
+        self._blend: BlendCSO = self._default_blend
+        self._dsa: DepthStencilAlphaCSO = self._default_dsa
+        self._rast: RasterizerCSO = self._default_rast
         self._shaders: dict[ShaderType, ShaderCSO | None] = {
             s: None for s in ShaderType if s != ShaderType.TYPES
         }
@@ -647,13 +210,17 @@ class NumpipeContext:
         self._min_samples = 1
         self._window: tuple[bool, tuple] = (False, ())  # window rectangles: exclude none
         self._clip = ClipState()
+        self._stipple: PolyStipple | None = None
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
         # scenes
         self._scene: Scene | None = None
         self._scene_seq = 0
         self._last_fence: Fence = Fence.completed("initial")
-        # queries
+        # queries: every begun one, and those counting now (all of them but
+        # while set_active_query_state(False) pauses them, TIME_ELAPSED only)
+        self._begun_queries: list[Query] = []
         self._active_queries: list[Query] = []
+        self._queries_paused = False
         # errors / reset
         self._lock = threading.Lock()
         self._errors: list[tuple[int, BaseException]] = []
@@ -662,7 +229,7 @@ class NumpipeContext:
         self._reset_pending_callback = False
         self._reset_announced = False  # the callback fired for the current reset
         self._debug_callback: Any = None
-        # Set by a ThreadedContext: the thread that executes recorded calls.
+        # Set by a wrapping frontend: the thread that executes recorded calls.
         # Sync-point error reporting belongs to the application side, never to it.
         self.driver_thread_id: int | None = None
         # Called between the vertex pipeline's stages; a ThreadedContext sets
@@ -677,23 +244,13 @@ class NumpipeContext:
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
         self._snap: dict[str, Any] = dict.fromkeys(
-            (
-                "program",
-                "vbufs",
-                "vconsts",
-                "gconsts",
-                "frag",
-                "fbase",
-                "ftex",
-                "viewport",
-                "region",
-            )
+            ("program", "vbufs", "vconsts", "gconsts", "frag", "ftex", "viewport", "region")
         )
         self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
         self._programs: dict[tuple, VertexProgram] = {}  # interned
-        self._frags: dict[tuple, FragmentBase] = {}  # interned
+        self._frags: dict[tuple, FragmentSnapshot] = {}  # interned
         self._counting: tuple = ()  # active queries counting primitives
         self.stats = {
             "draws": 0,
@@ -711,81 +268,93 @@ class NumpipeContext:
     def _check_alive(self) -> None:
         if self.destroyed:
             raise ContextDestroyedError("this context has been destroyed")
+        if self.screen.destroyed:
+            raise ContextDestroyedError("the screen of this context has been destroyed")
 
     def destroy(self) -> None:
-        """Flush outstanding work, wait for it, and release the context."""
+        """Flush outstanding work, wait for it, and release the context.
+
+        An error of that work not yet reported is raised (once); one already
+        reported is not.  Called from a fence callback (on the thread that
+        signals the fence) or with the screen already destroyed, it submits
+        the outstanding work and returns without waiting for it.
+        """
         if self.destroyed:
             return
+        if self.screen.destroyed:
+            self.destroyed = True
+            return
         try:
-            fence = self.flush()
-            fence.wait(None)
+            fence = self._submit_scene()
+            if not Fence.in_callback():
+                fence.wait(None)
+                self.raise_pending_error()
         finally:
             self.destroyed = True
 
     # ------------------------------------------------------------------ CSOs
 
     def create_blend_state(self, state: BlendState) -> BlendCSO:
-        return objects.make_blend(state)
+        return objects.make_blend(state, self.support)
 
     def bind_blend_state(self, cso: BlendCSO | None) -> None:
         self._check_alive()
-        self._apply_blend(check_blend_cso(cso))
+        self._apply_blend(checks.check_blend_cso(cso))
 
-    def _apply_blend(self, cso: BlendCSO) -> None:
-        self._blend = cso
+    def _apply_blend(self, cso: BlendCSO | None) -> None:
+        self._blend = cso if cso is not None else self._default_blend
         self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_blend_state(self, cso: BlendCSO) -> None:
-        if not isinstance(cso, BlendCSO):
-            raise bad_type("cso", "a blend CSO from create_blend_state", cso)
+        checks.check_cso("cso", cso, BlendCSO, "a blend CSO from create_blend_state")
 
     def create_depth_stencil_alpha_state(
         self, state: DepthStencilAlphaState
     ) -> DepthStencilAlphaCSO:
-        return objects.make_dsa(state)
+        return objects.make_dsa(state, self.support)
 
     def bind_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO | None) -> None:
         self._check_alive()
-        self._apply_dsa(check_dsa_cso(cso))
+        self._apply_dsa(checks.check_dsa_cso(cso))
 
-    def _apply_dsa(self, cso: DepthStencilAlphaCSO) -> None:
-        self._dsa = cso
+    def _apply_dsa(self, cso: DepthStencilAlphaCSO | None) -> None:
+        self._dsa = cso if cso is not None else self._default_dsa
         self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_depth_stencil_alpha_state(self, cso: DepthStencilAlphaCSO) -> None:
-        if not isinstance(cso, DepthStencilAlphaCSO):
-            raise bad_type("cso", "a CSO from create_depth_stencil_alpha_state", cso)
+        checks.check_cso(
+            "cso", cso, DepthStencilAlphaCSO, "a CSO from create_depth_stencil_alpha_state"
+        )
 
     def create_rasterizer_state(self, state: RasterizerState) -> RasterizerCSO:
-        return objects.make_rasterizer(state)
+        return objects.make_rasterizer(state, self.support)
 
     def bind_rasterizer_state(self, cso: RasterizerCSO | None) -> None:
         self._check_alive()
-        self._apply_rasterizer(check_rasterizer_cso(cso))
+        self._apply_rasterizer(checks.check_rasterizer_cso(cso))
 
-    def _apply_rasterizer(self, cso: RasterizerCSO) -> None:
+    def _apply_rasterizer(self, cso: RasterizerCSO | None) -> None:
         old = self._rast.state
-        self._rast = cso
+        self._rast = cso if cso is not None else self._default_rast
         self._invalidate("program", "region")
-        new = cso.state
+        new = self._rast.state
         if (old.multisample, old.half_pixel_center) != (new.multisample, new.half_pixel_center):
             # (the multisample state: FragmentBase.sample_opts)
             self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_rasterizer_state(self, cso: RasterizerCSO) -> None:
-        if not isinstance(cso, RasterizerCSO):
-            raise bad_type("cso", "a CSO from create_rasterizer_state", cso)
+        checks.check_cso("cso", cso, RasterizerCSO, "a CSO from create_rasterizer_state")
 
     def create_sampler_state(self, state: SamplerState) -> SamplerCSO:
-        return objects.make_sampler(state)
+        return objects.make_sampler(state, self.support)
 
     def bind_sampler_states(
         self, shader: ShaderType, start: int, samplers: Sequence[SamplerCSO | None]
     ) -> None:
         self._check_alive()
-        stage, start, samplers = check_slots(
-            shader, start, samplers, PIPE_MAX_SAMPLERS, "samplers", SamplerCSO
-        )
+        self._apply_sampler_states(*checks.check_sampler_states(shader, start, samplers))
+
+    def _apply_sampler_states(self, stage: ShaderType, start: int, samplers: list) -> None:
         slots = self._samplers.setdefault(stage, [])
         while len(slots) < start + len(samplers):
             slots.append(None)
@@ -793,8 +362,7 @@ class NumpipeContext:
         self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "fbase", "frag")))
 
     def destroy_sampler_state(self, cso: SamplerCSO) -> None:
-        if not isinstance(cso, SamplerCSO):
-            raise bad_type("cso", "a CSO from create_sampler_state", cso)
+        checks.check_cso("cso", cso, SamplerCSO, "a CSO from create_sampler_state")
 
     def _create_shader(self, stage: ShaderType, state: ShaderState) -> ShaderCSO:
         if not isinstance(state, ShaderState):
@@ -803,7 +371,10 @@ class NumpipeContext:
 
     def _bind_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
         self._check_alive()
-        self._shaders[stage] = check_shader_cso(stage, cso)
+        self._apply_shader(stage, checks.check_shader_cso(stage, cso))
+
+    def _apply_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
+        self._shaders[stage] = cso
         if stage == ShaderType.FRAGMENT:
             self._invalidate("program", "fbase", "frag")
         else:
@@ -851,12 +422,14 @@ class NumpipeContext:
         raise UnsupportedError("tessellation shaders are not supported by numpipe")
 
     def bind_tcs_state(self, cso: Any) -> None:
-        if cso is not None:
-            raise UnsupportedError("tessellation shaders are not supported by numpipe")
+        self._check_alive()
+        checks.check_tess_bind(cso, self.support)
+        self._apply_shader(ShaderType.TESS_CTRL, cso)
 
     def bind_tes_state(self, cso: Any) -> None:
-        if cso is not None:
-            raise UnsupportedError("tessellation shaders are not supported by numpipe")
+        self._check_alive()
+        checks.check_tess_bind(cso, self.support)
+        self._apply_shader(ShaderType.TESS_EVAL, cso)
 
     def create_compute_state(self, state: ComputeState) -> Any:
         from .compute import make_compute
@@ -864,51 +437,27 @@ class NumpipeContext:
         return make_compute(state)
 
     def bind_compute_state(self, cso: Any) -> None:
-        from .compute import check_compute_cso
-
         self._check_alive()
-        self._compute = check_compute_cso(cso)
+        self._apply_compute(checks.check_compute_cso(cso))
+
+    def _apply_compute(self, cso: Any) -> None:
+        self._compute = cso
 
     def destroy_compute_state(self, cso: Any) -> None:
-        from .compute import ComputeCSO
-
-        if not isinstance(cso, ComputeCSO):
-            raise bad_type("cso", "a compute state from create_compute_state", cso)
+        checks.check_cso("cso", cso, ComputeCSO, "a compute state from create_compute_state")
 
     def launch_grid(self, info: Any) -> None:
-        """Run a grid of the bound compute program (see gallium/numpipe/compute.py).
-
-        ``info`` is a ``pipe.GridInfo`` or what :func:`compute.check_grid_info`
-        made of one (the threaded context validates on the caller's thread).
-        """
-        from .compute import (
-            ComputeJob,
-            Grid,
-            buffer_views,
-            check_grid_info,
-            image_units,
-            indirect_grid,
-        )
-
+        """Run a grid of the bound compute program (see gallium/numpipe/compute.py)."""
         self._check_alive()
-        grid = info if isinstance(info, Grid) else check_grid_info(info)
+        grid = checks.check_grid_info(info, self.support)
+        checks.check_launch(grid, self._compute)
+        self._apply_launch_grid(grid)
+
+    def _apply_launch_grid(self, grid: Any) -> None:
+        """Run a checked grid (a :class:`gallium.pipe.checks.Grid`)."""
+        from .compute import ComputeJob, buffer_views, image_units, indirect_grid
+
         cso = self._compute
-        if cso is None:
-            raise bad_value(
-                "compute state", "must be bound (bind_compute_state) before launch_grid"
-            )
-        if cso.fixed_block is not None and grid.block != cso.fixed_block:
-            raise bad_value(
-                "info.block",
-                f"must equal the program's CS_FIXED_BLOCK_* size {cso.fixed_block}",
-                grid.block,
-            )
-        if cso.input_size and (grid.input is None or grid.input.size < cso.input_size):
-            raise bad_value(
-                "info.input",
-                f"must hold the program's req_input_mem ({cso.input_size}) bytes",
-                None if grid.input is None else grid.input.size,
-            )
         # the grid runs after everything recorded before it, and later calls see its results
         self._submit_scene()
         if grid.indirect is not None:
@@ -943,25 +492,21 @@ class NumpipeContext:
         self.screen.pool.submit(job, after=prev)
         job.fence.wait(None)
         if job.errors:
-            with self._lock:
-                for err in job.errors:
-                    self._errors.append((seq, err))
-                self._mark_reset_locked()
+            self._job_failed(seq, job.errors)
 
     def create_vertex_elements_state(self, elements: Sequence[Any]) -> VertexElementsCSO:
         return objects.make_vertex_elements(elements)
 
     def bind_vertex_elements_state(self, cso: VertexElementsCSO | None) -> None:
         self._check_alive()
-        self._apply_vertex_elements(check_vertex_elements_cso(cso))
+        self._apply_vertex_elements(checks.check_vertex_elements_cso(cso))
 
     def _apply_vertex_elements(self, cso: VertexElementsCSO | None) -> None:
         self._velems = cso
         self._invalidate("program")
 
     def destroy_vertex_elements_state(self, cso: VertexElementsCSO) -> None:
-        if not isinstance(cso, VertexElementsCSO):
-            raise bad_type("cso", "a CSO from create_vertex_elements_state", cso)
+        checks.check_cso("cso", cso, VertexElementsCSO, "a CSO from create_vertex_elements_state")
 
     # Mesa's own spelling of the destroy triplet members.
     delete_blend_state = destroy_blend_state
@@ -975,7 +520,7 @@ class NumpipeContext:
     # ------------------------------------------------------------------ views
 
     def create_surface(self, resource: Resource, templ: SurfaceTemplate) -> Surface:
-        surf = objects.make_surface(self, resource, templ)
+        surf = objects.make_surface(self, resource, templ, self.support)
         desc = try_describe(surf.format)
         if desc is not None and (desc.is_depth or desc.is_stencil):
             if not resource.bind & Bind.DEPTH_STENCIL:
@@ -985,25 +530,27 @@ class NumpipeContext:
         return surf
 
     def surface_destroy(self, surface: Surface) -> None:
-        if not isinstance(surface, Surface):
-            raise bad_type("surface", "a Surface from create_surface", surface)
-        surface.destroyed = True
+        self._apply_surface_destroy(checks.destroy_surface(surface))
+
+    def _apply_surface_destroy(self, surface: Surface) -> None:
+        """The driver's side of surface_destroy (nothing to free: numpy owns the memory)."""
 
     def create_sampler_view(self, resource: Resource, templ: SamplerViewTemplate) -> SamplerView:
         return objects.make_sampler_view(self, resource, templ)
 
     def sampler_view_destroy(self, view: SamplerView) -> None:
-        if not isinstance(view, SamplerView):
-            raise bad_type("view", "a SamplerView from create_sampler_view", view)
-        view.destroyed = True
+        self._apply_sampler_view_destroy(checks.destroy_sampler_view(view))
+
+    def _apply_sampler_view_destroy(self, view: SamplerView) -> None:
+        """The driver's side of sampler_view_destroy (nothing to free)."""
 
     def set_sampler_views(
         self, shader: ShaderType, start: int, views: Sequence[SamplerView | None]
     ) -> None:
         self._check_alive()
-        stage, start, views = check_slots(
-            shader, start, views, PIPE_MAX_SHADER_SAMPLER_VIEWS, "views", SamplerView
-        )
+        self._apply_sampler_views(*checks.check_sampler_views(shader, start, views))
+
+    def _apply_sampler_views(self, stage: ShaderType, start: int, views: list) -> None:
         slots = self._views.setdefault(stage, [])
         while len(slots) < start + len(views):
             slots.append(None)
@@ -1017,14 +564,19 @@ class NumpipeContext:
         raise UnsupportedError("stream output is not implemented by numpipe yet")
 
     def set_stream_output_targets(self, targets: Sequence[Any], offsets: Sequence[int]) -> None:
-        if targets:
-            raise UnsupportedError("stream output is not implemented by numpipe yet")
+        self._check_alive()
+        self._apply_stream_output_targets(
+            *checks.check_stream_output_targets(targets, offsets, self.support)
+        )
+
+    def _apply_stream_output_targets(self, targets: list, offsets: list) -> None:
+        """(Only an empty binding reaches here: the screen has no stream output.)"""
 
     # ------------------------------------------------------------------ non-CSO state
 
     def set_blend_color(self, color: BlendColor) -> None:
         self._check_alive()
-        self._apply_blend_color(check_blend_color(color))
+        self._apply_blend_color(checks.check_blend_color(color))
 
     def _apply_blend_color(self, color: tuple[float, float, float, float]) -> None:
         self._blend_color = color
@@ -1032,7 +584,7 @@ class NumpipeContext:
 
     def set_stencil_ref(self, ref: StencilRef) -> None:
         self._check_alive()
-        self._apply_stencil_ref(check_stencil_ref(ref))
+        self._apply_stencil_ref(checks.check_stencil_ref(ref))
 
     def _apply_stencil_ref(self, ref: tuple[int, int]) -> None:
         self._stencil_ref = ref
@@ -1040,7 +592,7 @@ class NumpipeContext:
 
     def set_sample_mask(self, mask: int) -> None:
         self._check_alive()
-        self._apply_sample_mask(check_sample_mask(mask))
+        self._apply_sample_mask(checks.check_sample_mask(mask))
 
     def _apply_sample_mask(self, mask: int) -> None:
         self._sample_mask = mask
@@ -1049,7 +601,7 @@ class NumpipeContext:
     def set_min_samples(self, min_samples: int) -> None:
         """More than 1: shade once per sample of a multisampled framebuffer."""
         self._check_alive()
-        self._apply_min_samples(check_min_samples(min_samples))
+        self._apply_min_samples(checks.check_min_samples(min_samples, self.support))
 
     def _apply_min_samples(self, min_samples: int) -> None:
         if min_samples != self._min_samples:
@@ -1069,17 +621,22 @@ class NumpipeContext:
 
     def set_clip_state(self, state: ClipState) -> None:
         self._check_alive()
-        self._clip = check_clip_state(state)
+        self._apply_clip_state(checks.check_clip_state(state))
+
+    def _apply_clip_state(self, state: ClipState) -> None:
+        self._clip = state
         self._invalidate("program")
 
     def set_polygon_stipple(self, stipple: PolyStipple) -> None:
         self._check_alive()
-        if not isinstance(stipple, PolyStipple):
-            raise bad_type("stipple", "a pipe.PolyStipple", stipple)
+        self._apply_polygon_stipple(checks.check_polygon_stipple(stipple))
+
+    def _apply_polygon_stipple(self, stipple: PolyStipple) -> None:
+        self._stipple = stipple  # (kept; rasterizer states cannot enable it yet)
 
     def set_scissor_states(self, start: int, scissors: Sequence[ScissorState]) -> None:
         self._check_alive()
-        self._apply_scissor_states(*check_scissor_states(start, scissors))
+        self._apply_scissor_states(*checks.check_scissor_states(start, scissors))
 
     def _apply_scissor_states(self, start: int, scissors: tuple[ScissorState, ...]) -> None:
         for i, sc in enumerate(scissors):
@@ -1088,7 +645,7 @@ class NumpipeContext:
 
     def set_viewport_states(self, start: int, viewports: Sequence[ViewportState]) -> None:
         self._check_alive()
-        self._apply_viewport_states(*check_viewport_states(start, viewports))
+        self._apply_viewport_states(*checks.check_viewport_states(start, viewports))
 
     def _apply_viewport_states(self, start: int, viewports: tuple[ViewportState, ...]) -> None:
         for i, vp in enumerate(viewports):
@@ -1097,52 +654,56 @@ class NumpipeContext:
 
     def set_window_rectangles(self, include: bool, rects: Sequence[ScissorState]) -> None:
         """Clip later draws to (or away from) up to 8 rectangles (window.py)."""
-        from .window import check_window_rectangles
-
         self._check_alive()
-        self._apply_window_rectangles(*check_window_rectangles(include, rects))
+        self._apply_window_rectangles(*checks.check_window_rectangles(include, rects, self.support))
 
     def _apply_window_rectangles(self, include: bool, rects: tuple) -> None:
         self._window = (include, rects)
         self._snap["fbase"] = self._snap["frag"] = None
 
     def set_tess_state(self, default_outer_level: Any, default_inner_level: Any) -> None:
-        raise UnsupportedError("tessellation is not supported by numpipe")
+        self._check_alive()
+        self._apply_tess_state(
+            *checks.check_tess_state(default_outer_level, default_inner_level, self.support)
+        )
+
+    def _apply_tess_state(self, outer: tuple, inner: tuple) -> None:
+        """(Unreachable: the screen has no tessellation, the check refuses the call.)"""
 
     def set_debug_callback(self, callback: Any) -> None:
+        self._check_alive()
+        self._apply_debug_callback(checks.check_debug_callback(callback))
+
+    def _apply_debug_callback(self, callback: Any) -> None:
         self._debug_callback = callback
 
     def set_shader_buffers(self, shader: ShaderType, start: int, buffers: Sequence[Any]) -> None:
-        from .compute import check_shader_buffers
-
         self._check_alive()
-        self._apply_shader_buffers(*check_shader_buffers(shader, start, buffers))
+        self._apply_shader_buffers(*checks.check_shader_buffers(shader, start, buffers))
 
     def _apply_shader_buffers(self, stage: ShaderType, start: int, buffers: list) -> None:
-        """Bind validated shader buffers (see compute.check_shader_buffers)."""
+        """Bind validated shader buffers (see checks.check_shader_buffers)."""
         _bind_slots(self._ssbos.setdefault(stage, {}), start, buffers)
 
     def set_shader_images(self, shader: ShaderType, start: int, images: Sequence[Any]) -> None:
-        from .compute import check_shader_images
-
         self._check_alive()
-        self._apply_shader_images(*check_shader_images(shader, start, images))
+        self._apply_shader_images(*checks.check_shader_images(shader, start, images))
 
     def _apply_shader_images(self, stage: ShaderType, start: int, images: list) -> None:
-        """Bind validated image views (see compute.check_shader_images)."""
+        """Bind validated image views (see checks.check_shader_images)."""
         _bind_slots(self._images.setdefault(stage, {}), start, images)
 
     def set_constant_buffer(
         self, shader: ShaderType, index: int, cb: ConstantBuffer | None
     ) -> None:
         self._check_alive()
-        stage, index, binding = check_constant_buffer(shader, index, cb)
+        stage, index, binding = checks.check_constant_buffer(shader, index, cb)
         if binding is not None and binding[0] is None:  # user bytes: draws read them later
             binding = (None, binding[1].copy())
         self._apply_constant_buffer(stage, index, binding)
 
     def _apply_constant_buffer(self, stage: ShaderType, index: int, binding: Any) -> None:
-        """Bind a validated constant buffer (see check_constant_buffer; user
+        """Bind a validated constant buffer (see checks.check_constant_buffer; user
         bytes are the context's own: copied by the caller)."""
         self._invalidate(_CONST_PART.get(stage, "frag"))
         slots = self._constbufs.setdefault(stage, {})
@@ -1153,7 +714,9 @@ class NumpipeContext:
 
     def set_framebuffer_state(self, state: FramebufferState) -> None:
         self._check_alive()
-        new = check_framebuffer_state(state)
+        self._apply_framebuffer_state(checks.check_framebuffer_state(state, self.support))
+
+    def _apply_framebuffer_state(self, new: FramebufferState) -> None:
         if _fb_key(new) != _fb_key(self._fb) and (self._scene is not None or self._draws.queue):
             self._submit_scene()
         if _fb_samples(new) != _fb_samples(self._fb):
@@ -1163,10 +726,10 @@ class NumpipeContext:
 
     def set_vertex_buffers(self, start_slot: int, buffers: Sequence[VertexBuffer | None]) -> None:
         self._check_alive()
-        self._apply_vertex_buffers(check_vertex_buffers(start_slot, buffers))
+        self._apply_vertex_buffers(checks.check_vertex_buffers(start_slot, buffers))
 
     def _apply_vertex_buffers(self, bindings: list[tuple[int, VertexBuffer | None]]) -> None:
-        """Bind validated, private vertex buffers (see check_vertex_buffers)."""
+        """Bind validated, private vertex buffers (see checks.check_vertex_buffers)."""
         self._invalidate("vbufs")
         for slot, vb in bindings:
             if vb is None:
@@ -1255,7 +818,7 @@ class NumpipeContext:
         if query is None:
             return True
         wait = mode in (RenderCond.WAIT, RenderCond.BY_REGION_WAIT)
-        ok, value = self.get_query_result(query, wait)
+        ok, value = self._query_result(query, wait)
         if not ok:
             return True
         truth = bool(value) if not isinstance(value, tuple) else bool(value[0])
@@ -1271,7 +834,11 @@ class NumpipeContext:
     ) -> None:
         """Clear the bound surfaces named by ``buffers`` (PIPE_CLEAR_* bits)."""
         self._check_alive()
-        bits, color, depth, stencil = check_clear(buffers, color, depth, stencil)
+        self._apply_clear(*checks.check_clear(buffers, color, depth, stencil, scissor_state))
+
+    def _apply_clear(
+        self, bits: int, color: tuple | None, depth: float, stencil: int, scissor: Any
+    ) -> None:
         if not self._render_condition_passes():
             return
         self._run_draws()  # the clear comes after them
@@ -1352,9 +919,14 @@ class NumpipeContext:
         render_condition_enabled: bool = False,
     ) -> None:
         self._check_alive()
-        box = check_surface_clear(dst, dstx, dsty, width, height)
-        color = check_numbers("color", color, 4)
-        if render_condition_enabled and not self._render_condition_passes():
+        self._apply_clear_render_target(
+            *checks.check_clear_render_target(
+                dst, color, dstx, dsty, width, height, render_condition_enabled
+            )
+        )
+
+    def _apply_clear_render_target(self, dst: Surface, color: tuple, box: Box, cond: bool) -> None:
+        if cond and not self._render_condition_passes():
             return
         dstx, dsty, width, height = box.x, box.y, box.width, box.height
         self._sync_resource(dst.texture, write=True, reason="clear_render_target")
@@ -1378,9 +950,17 @@ class NumpipeContext:
         render_condition_enabled: bool = False,
     ) -> None:
         self._check_alive()
-        box = check_surface_clear(dst, dstx, dsty, width, height)
-        clear_flags, depth, stencil = check_clear_flags_zs(clear_flags, depth, stencil)
-        if render_condition_enabled and not self._render_condition_passes():
+        self._apply_clear_depth_stencil(
+            *checks.check_clear_depth_stencil(
+                dst, clear_flags, depth, stencil, dstx, dsty, width, height,
+                render_condition_enabled,
+            )
+        )  # fmt: skip
+
+    def _apply_clear_depth_stencil(
+        self, dst: Surface, clear_flags: int, depth: float, stencil: int, box: Box, cond: bool
+    ) -> None:
+        if cond and not self._render_condition_passes():
             return
         dstx, dsty, width, height = box.x, box.y, box.width, box.height
         self._sync_resource(dst.texture, write=True, reason="clear_depth_stencil")
@@ -1391,14 +971,16 @@ class NumpipeContext:
 
     def clear_buffer(self, resource: Resource, offset: int, size: int, value: Any) -> None:
         self._check_alive()
-        if not isinstance(resource, Resource) or not resource.is_buffer:
-            raise bad_type("resource", "a buffer Resource", resource)
-        pattern = _user_bytes(value, "clear_value")
-        if pattern.size == 0 or size % pattern.size:
-            raise bad_value("size", "must be a multiple of the clear value size", size)
-        resource.check_box(0, Box(offset, 0, 0, size, 1, 1), "offset/size")
+        self._apply_clear_buffer(*checks.check_clear_buffer(resource, offset, size, value))
+
+    def _apply_clear_buffer(
+        self, resource: Resource, offset: int, size: int, pattern: np.ndarray
+    ) -> None:
+        if not size:
+            return
         self._sync_resource(resource, write=True, reason="clear_buffer")
         resource.storage[offset : offset + size] = np.tile(pattern, size // pattern.size)
+        resource.mark_valid(offset, offset + size)
 
     def resource_copy_region(
         self,
@@ -1412,19 +994,20 @@ class NumpipeContext:
         src_box: Box,
     ) -> None:
         self._check_alive()
-        for name, r in (("dst", dst), ("src", src)):
-            if not isinstance(r, Resource):
-                raise bad_type(name, "a Resource", r)
-        if dst.block_bytes != src.block_bytes:
-            raise bad_value("dst", "must have the same pixel size as src (compatible formats)")
-        src.check_box(src_level, src_box, "src_box")
-        dbox = Box(dstx, dsty, dstz, src_box.width, src_box.height, src_box.depth)
-        dst.check_box(dst_level, dbox, "dstx/dsty/dstz")
+        self._apply_resource_copy_region(
+            *checks.check_copy_region(dst, dst_level, dstx, dsty, dstz, src, src_level, src_box)
+        )
+
+    def _apply_resource_copy_region(
+        self, dst: Resource, dst_level: int, dbox: Box, src: Resource, src_level: int, src_box: Box
+    ) -> None:
+        dstx, dsty, dstz = dbox.x, dbox.y, dbox.z
         self._sync_resource(src, write=False, reason="resource_copy_region")
         self._sync_resource(dst, write=True, reason="resource_copy_region")
         if src.is_buffer:
             data = src.storage[src_box.x : src_box.x + src_box.width].copy()
             dst.storage[dstx : dstx + src_box.width] = data
+            dst.mark_valid(dstx, dstx + src_box.width)
             return
         # every sample of a multisample destination (lp_resource_copy_ms: a
         # single-sample source's texels to each); sample 0 of a multisample
@@ -1461,16 +1044,13 @@ class NumpipeContext:
         :class:`~gallium.draw.pipeline.Draw`, or None when there is nothing
         to draw.  Everything that could make the draw fail is checked here,
         so that a draw that was accepted runs."""
-        info = check_draw_info(info)
+        info = checks.check_draw_info(info, self.support)
         mode = info.mode
         vs = self._shaders[ShaderType.VERTEX]
         fs = self._shaders[ShaderType.FRAGMENT]
-        if vs is None:
-            raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
-        if fs is None:
-            raise bad_value("fragment shader", "must be bound (bind_fs_state) before draw_vbo")
-        if self._fb.width <= 0 or self._fb.height <= 0:
-            raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
+        gs = self._shaders[ShaderType.GEOMETRY]
+        rast = self._rast.state
+        checks.check_draw_state(info, vs, fs, gs, self._velems, rast, self._fb, self.support)
         index_data = None
         if info.index_size:
             if isinstance(info.index, Resource):
@@ -1478,33 +1058,7 @@ class NumpipeContext:
             else:  # user indices: the draw runs later, the caller may reuse them
                 index_data = _user_bytes(info.index, "info.index").copy()
             check_index_range(index_data, info.index_size, info.start, info.count)
-        nverts_in = vs.kernel.input_decls
-        if nverts_in and self._velems is None:
-            raise bad_value("vertex elements", "must be bound: the vertex shader reads inputs")
-        if self._velems is not None:
-            for i in nverts_in:
-                if i >= len(self._velems.elements):
-                    bound = len(self._velems.elements)
-                    raise bad_value(
-                        "vertex elements",
-                        f"must provide IN[{i}] of the vertex shader ({bound} bound)",
-                    )
-        gs = self._shaders[ShaderType.GEOMETRY]
         kind = kind_of(mode, gs is not None)
-        rast = self._rast.state
-        if mode == Prim.TRIANGLE_STRIP_ADJACENCY:
-            raise UnsupportedError("TRIANGLE_STRIP_ADJACENCY is not implemented by numpipe yet")
-        if kind == POINTS and rast.point_smooth:
-            raise UnsupportedError("smooth (antialiased) points are not implemented by numpipe")
-        if kind == LINES:
-            if rast.line_smooth:
-                raise UnsupportedError("smooth (antialiased) lines are not implemented by numpipe")
-            if rast.line_stipple_enable:
-                raise UnsupportedError("line stipple is not implemented by numpipe yet")
-        if kind == GEOMETRY:
-            from ..draw.gs import check_input_mode
-
-            check_input_mode(gs.shader, mode)
         if info.count == 0 or info.instance_count == 0:
             return None
         if not self._render_condition_passes():
@@ -1820,7 +1374,7 @@ class NumpipeContext:
         scene.on_complete.append(self._scene_done)
         for res in scene.resources:
             res.add_pending(scene.fence)
-        scene.fence.set_error_source(lambda s=seq: self._take_error(upto=s))
+        scene.fence.set_error_source(lambda s=seq: self.take_error(upto=s))
         self.stats["scenes"] += 1
         prev = self._last_fence
         self._last_fence = scene.fence
@@ -1835,24 +1389,47 @@ class NumpipeContext:
 
     def _scene_done(self, scene: Scene) -> None:
         if scene.errors:
-            with self._lock:
-                for err in scene.errors:
-                    self._errors.append((scene.seq, err))  # type: ignore[attr-defined]
-                self._mark_reset_locked()
+            self._job_failed(scene.seq, scene.errors)  # type: ignore[attr-defined]
+
+    def _job_failed(self, seq: int, errors: list[BaseException]) -> None:
+        """A scene or grid failed: one fault, reported once at the next sync point.
+
+        Its first error is what the application sees; the others of the same
+        job (more bands of the same scene, say) are named in a note on it,
+        not raised again at later sync points or by destroy().
+        """
+        first, rest = errors[0], errors[1:]
+        if rest:
+            more = "; ".join(f"{type(e).__name__}: {e}" for e in rest[:3])
+            first.add_note(
+                f"numpipe: {len(rest)} more unit(s) of the same work failed: {more}"
+                + ("; ..." if len(rest) > 3 else "")
+            )
+        with self._lock:
+            self._errors.append((seq, first))
+            self._mark_reset_locked()
 
     def _mark_reset_locked(self) -> None:
-        """An error happened (caller holds the lock): a reset to report.
+        """A fault happened (caller holds the lock): a reset to report.
 
-        The callback fires once per reset episode: from the first error's
-        report until the application reads ``get_device_reset_status``, more
-        errors add to the same reset instead of announcing new ones.
+        Only faults get here -- an exception on a worker, in a band process or
+        on a wrapping frontend's driver thread; bad arguments raise at the
+        call.  The callback fires once per reset episode: from the first
+        fault's report until the application reads
+        ``get_device_reset_status``, more faults add to the same reset
+        instead of announcing new ones.
         """
         self._reset_status = ResetStatus.GUILTY_CONTEXT_RESET
         if not self._reset_announced:
             self._reset_pending_callback = True
 
-    def _take_error(self, upto: int | None = None) -> BaseException | None:
-        """Remove and return the oldest unreported error (of scenes up to ``upto``)."""
+    def take_error(self, upto: int | None = None) -> BaseException | None:
+        """Remove and return the oldest unreported error (of scenes up to ``upto``).
+
+        Fires the reset callback first if this error starts a reset to
+        announce; a callback that raises never replaces the error (its
+        exception is attached to the error as a note and logged).
+        """
         with self._lock:
             found = next(
                 (i for i, (seq, _) in enumerate(self._errors) if upto is None or seq <= upto),
@@ -1861,21 +1438,29 @@ class NumpipeContext:
             if found is None:
                 return None
             _, err = self._errors.pop(found)
-        self._fire_reset_callback()
+        self._fire_reset_callback(err)
         return err
 
-    def _fire_reset_callback(self) -> None:
+    _take_error = take_error
+
+    def _fire_reset_callback(self, err: BaseException) -> None:
         cb = None
         with self._lock:
             if self._reset_pending_callback and self._reset_callback is not None:
                 cb = self._reset_callback
                 self._reset_pending_callback = False
                 self._reset_announced = True
-        if cb is not None:
+        if cb is None:
+            return
+        try:
             cb(ResetStatus.GUILTY_CONTEXT_RESET)
+        except Exception as exc:
+            err.add_note(f"numpipe: the device reset callback raised {type(exc).__name__}: {exc}")
+            _log.exception("the device reset callback raised; the reset's error is still reported")
 
     def record_error(self, exc: BaseException, where: str) -> None:
-        """Keep an exception raised on a thread other than the application's."""
+        """Keep a fault raised on a thread other than the application's (a
+        wrapping frontend's driver thread): a reset, reported at the next sync."""
         add_origin_note(exc, where)
         with self._lock:
             self._errors.append((self._scene_seq, exc))
@@ -1889,29 +1474,37 @@ class NumpipeContext:
         """
         if self.driver_thread_id == threading.get_ident():
             return
-        err = self._take_error()
+        err = self.take_error()
         if err is not None:
             raise err
 
     def flush(self, flags: int = 0) -> Fence:
         """Submit recorded work; return a fence signalled when it completes."""
+        flags = checks.check_flush_flags(flags)
         self._check_alive()
-        flags = check_flush_flags(flags)
         self.raise_pending_error()
         fence = self._submit_scene()
         return fence
 
     def flush_resource(self, resource: Resource) -> None:
         self._check_alive()
-        if not isinstance(resource, Resource):
-            raise bad_type("resource", "a Resource", resource)
+        self._apply_flush_resource(checks.check_resource("resource", resource))
+
+    def _apply_flush_resource(self, resource: Resource) -> None:
+        """(Nothing to resolve: no compression, no multisampling.)"""
 
     def texture_barrier(self, flags: int = 0) -> None:
         self._check_alive()
+        self._apply_texture_barrier(checks.check_barrier_flags(flags))
+
+    def _apply_texture_barrier(self, flags: int) -> None:
         self._submit_scene()
 
     def memory_barrier(self, flags: int) -> None:
         self._check_alive()
+        self._apply_memory_barrier(checks.check_barrier_flags(flags))
+
+    def _apply_memory_barrier(self, flags: int) -> None:
         self._submit_scene()
 
     def _uses_resource(self, resource: Resource) -> bool:
@@ -1924,49 +1517,52 @@ class NumpipeContext:
     ) -> bool:
         """Wait until no submitted or recorded work uses ``resource``.
 
-        Returns False (without waiting) if ``dontblock`` and it would block.
+        With ``dontblock`` it waits for nothing: if it would, it returns False
+        (having submitted the recorded work that uses the resource, so that
+        the work progresses and a later try succeeds).
         """
+        return Fence.run(self._sync_steps(resource, dontblock))
+
+    def _sync_steps(self, resource: Resource, dontblock: bool = False):
+        """``_sync_resource`` as steps: yields the fences to wait for."""
         if self._uses_resource(resource):
-            if dontblock:
-                return False
             self._run_draws()  # (the draws may not touch it: then the scene need not go)
             if self._scene is not None and resource in self._scene.resources:
                 self._submit_scene()
+                if dontblock:
+                    return False
         fences = resource.pending_fences()
-        if fences and dontblock:
-            return False
-        for f in fences:
-            f.wait(None)
+        if fences:
+            if dontblock:
+                return False
+            yield from fences
         self.raise_pending_error()
         return True
+
+    def _map_steps(self, resource: Any, level: Any, usage: Any, box: Any):
+        """transfer_map as steps (blocking or awaited: Fence.run / Fence.run_async)."""
+        self._check_alive()
+        resource, level, usage, box = checks.check_transfer_map(resource, level, usage, box)
+        if not usage & Transfer.UNSYNCHRONIZED:
+            dontblock = bool(usage & Transfer.DONTBLOCK)
+            if not (yield from self._sync_steps(resource, dontblock)):
+                return None, None
+        return self._apply_transfer_map(resource, level, usage, box)
 
     def transfer_map(
         self, resource: Resource, level: int, usage: int, box: Box
     ) -> tuple[np.ndarray | None, TransferObject | None]:
-        """Map a box of a resource; returns (data, transfer)."""
-        self._check_alive()
-        if not isinstance(resource, Resource):
-            raise bad_type("resource", "a Resource created by this screen", resource)
-        if resource.destroyed:
-            raise bad_value("resource", "has been destroyed")
-        if not isinstance(box, Box):
-            raise bad_type("box", "a pipe.Box", box)
-        usage = objects.check_transfer_usage(usage)
-        resource.check_box(level, box)
-        if not usage & Transfer.UNSYNCHRONIZED:
-            ok = self._sync_resource(
-                resource,
-                bool(usage & Transfer.WRITE),
-                "transfer_map",
-                bool(usage & Transfer.DONTBLOCK),
-            )
-            if not ok:
-                return None, None
-        return self.map_box(resource, level, usage, box)
+        """Map a box of a resource; returns (data, transfer), or (None, None)
+        for a DONTBLOCK map of a resource in use."""
+        return Fence.run(self._map_steps(resource, level, usage, box))
 
-    def map_box(self, resource: Resource, level: int, usage: Transfer, box: Box, storage=None):
-        """The mapping itself (no synchronisation)."""
-        store = resource.storage if storage is None else storage
+    async def transfer_map_async(self, resource: Resource, level: int, usage: int, box: Box):
+        """``transfer_map`` awaiting the work that uses the resource (asyncio or trio)."""
+        return await Fence.run_async(self._map_steps(resource, level, usage, box))
+
+    def _apply_transfer_map(self, resource: Resource, level: int, usage: Transfer, box: Box):
+        """The mapping itself: no check, no synchronisation (any thread)."""
+        store = resource.storage
         if resource.is_buffer:
             data = store[box.x : box.x + box.width]
             xfer = TransferObject(
@@ -1989,32 +1585,33 @@ class NumpipeContext:
         return data, xfer
 
     def transfer_flush_region(self, transfer: TransferObject, box: Box) -> None:
-        objects.check_flush_region(transfer)
+        checks.check_flush_region(transfer, box)
 
     def transfer_unmap(self, transfer: TransferObject) -> None:
-        objects.close_transfer(transfer)
+        self._apply_transfer_unmap(checks.check_transfer(transfer))
+
+    def _apply_transfer_unmap(self, transfer: TransferObject) -> None:
+        """The driver's side of an unmap (any thread): the written bytes are valid."""
         res = transfer.resource
         if res.is_buffer and transfer.usage & Transfer.WRITE:
-            with res.lock:
-                lo, hi = res.tc_valid_range
-                start, end = transfer.box.x, transfer.box.x + transfer.box.width
-                res.tc_valid_range = [min(lo, start) if hi > lo else start, max(hi, end)]
+            res.mark_valid(transfer.box.x, transfer.box.x + transfer.box.width)
 
     def buffer_subdata(self, resource: Resource, usage: int, offset: int, data: Any) -> None:
         """Write ``data`` into a buffer at ``offset`` (map + copy + unmap in one)."""
         self._check_alive()
-        usage, offset, raw = check_subdata(resource, usage, offset, data)
-        if raw.size == 0:
-            return
+        usage, offset, raw = checks.check_subdata(resource, usage, offset, data)
+        if raw.size:
+            self._apply_buffer_subdata(resource, usage, offset, raw)
+
+    def _apply_buffer_subdata(
+        self, resource: Resource, usage: Transfer, offset: int, raw: np.ndarray
+    ) -> None:
+        """Write checked bytes; without UNSYNCHRONIZED, after the work using the
+        buffer (with it: at once, from any thread)."""
         if not usage & Transfer.UNSYNCHRONIZED:
             self._sync_resource(resource, True, "buffer_subdata")
         resource.storage[offset : offset + raw.size] = raw
-        with resource.lock:
-            lo, hi = resource.tc_valid_range
-            resource.tc_valid_range = [
-                min(lo, offset) if hi > lo else offset,
-                max(hi, offset + raw.size),
-            ]
+        resource.mark_valid(offset, offset + raw.size)
 
     def texture_subdata(
         self,
@@ -2027,23 +1624,24 @@ class NumpipeContext:
         layer_stride: int = 0,
     ) -> None:
         self._check_alive()
-        if not isinstance(resource, Resource) or resource.is_buffer:
-            raise bad_type("resource", "a texture Resource", resource)
-        resource.check_box(level, box)
+        self._apply_texture_subdata(
+            *checks.check_texture_subdata(resource, level, usage, box, data, stride, layer_stride)
+        )
+
+    def _apply_texture_subdata(
+        self,
+        resource: Resource,
+        level: int,
+        usage: Transfer,
+        box: Box,
+        raw: np.ndarray,
+        stride: int,
+        layer_stride: int,
+    ) -> None:
+        if not usage & Transfer.UNSYNCHRONIZED:
+            self._sync_resource(resource, True, "texture_subdata")
         bb = resource.block_bytes
         row = box.width * bb
-        stride = stride or row
-        layer_stride = layer_stride or stride * box.height
-        raw = _user_bytes(data, "data")
-        need = (box.depth - 1) * layer_stride + (box.height - 1) * stride + row
-        if stride < row or layer_stride < stride * box.height or raw.size < need:
-            raise bad_value(
-                "data",
-                f"must hold {box.depth} layers of {box.height} rows of {row} bytes "
-                f"(stride {stride}, layer_stride {layer_stride}, {need} bytes)",
-                raw.size,
-            )
-        self._sync_resource(resource, True, "texture_subdata")
         src = np.lib.stride_tricks.as_strided(
             raw, shape=(box.depth, box.height, row), strides=(layer_stride, stride, 1)
         )
@@ -2054,10 +1652,19 @@ class NumpipeContext:
 
     def invalidate_resource(self, resource: Resource) -> None:
         self._check_alive()
-        if not isinstance(resource, Resource):
-            raise bad_type("resource", "a Resource", resource)
+        self._apply_invalidate_resource(checks.check_resource("resource", resource))
+
+    def _apply_invalidate_resource(self, resource: Resource) -> None:
+        """(A hint: the contents may be dropped.  numpipe keeps them.)"""
+
+    def _apply_replace_buffer_storage(self, dst: Resource, src: Resource) -> None:
+        """Give ``dst`` the storage of ``src`` (a frontend's buffer invalidation;
+        Mesa's replace_buffer_storage).  Work that captured the old storage
+        keeps it."""
+        dst.replace_storage(src.storage)
 
     def is_resource_referenced(self, resource: Resource, level: int = 0, layer: int = 0) -> int:
+        checks.check_resource("resource", resource)
         if self._uses_resource(resource):
             return 3  # PIPE_REFERENCED_FOR_READ | WRITE
         return 3 if resource.busy else 0
@@ -2065,28 +1672,26 @@ class NumpipeContext:
     # ------------------------------------------------------------------ queries
 
     def create_query(self, query_type: QueryType, index: int = 0) -> Query:
-        return objects.make_query(query_type, index, self)
+        return objects.make_query(query_type, index, self, self.support)
 
     def destroy_query(self, query: Query) -> None:
-        if not isinstance(query, Query):
-            raise bad_type("query", "a Query from create_query", query)
+        self._apply_destroy_query(checks.destroy_query(query))
+
+    def _apply_destroy_query(self, query: Query) -> None:
+        if query in self._begun_queries:
+            self._begun_queries.remove(query)
         if query in self._active_queries:
             self._active_queries.remove(query)
             self._queries_changed()
-        query.destroyed = True
 
     def begin_query(self, query: Query) -> bool:
         self._check_alive()
-        if not isinstance(query, Query):
-            raise bad_type("query", "a Query from create_query", query)
-        if query.type in (QueryType.TIMESTAMP, QueryType.GPU_FINISHED):
-            raise bad_value("query", f"{query.type.name} queries take no begin_query")
-        if query.active:
-            raise bad_value("query", "is already active (begin_query twice without end_query)")
+        self._apply_begin_query(checks.begin_query(query))
+        return True
+
+    def _apply_begin_query(self, query: Query) -> None:
         if query.type in (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS):
             self._run_draws()  # queued draws may still count into its last interval
-        query.active = True
-        query.ended = False
         query.fence = None
         query.pending_scene = None
         query.stats = objects.PipelineStatistics()
@@ -2099,9 +1704,10 @@ class NumpipeContext:
             query.counter = OcclusionCounter()
         if query.type == QueryType.TIME_ELAPSED:
             query.begin_marker = self._time_marker()  # type: ignore[attr-defined]
-        self._active_queries.append(query)
-        self._queries_changed()
-        return True
+        self._begun_queries.append(query)
+        if not self._queries_paused or query.type == QueryType.TIME_ELAPSED:
+            self._active_queries.append(query)
+            self._queries_changed()
 
     def _queries_changed(self) -> None:
         self._counting = counting_queries(self._active_queries)
@@ -2109,15 +1715,15 @@ class NumpipeContext:
 
     def end_query(self, query: Query) -> bool:
         self._check_alive()
-        if not isinstance(query, Query):
-            raise bad_type("query", "a Query from create_query", query)
-        if query.type not in (QueryType.TIMESTAMP, QueryType.GPU_FINISHED) and not query.active:
-            raise bad_value("query", "is not active (end_query without begin_query)")
-        query.active = False
+        self._apply_end_query(checks.end_query(query))
+        return True
+
+    def _apply_end_query(self, query: Query) -> None:
+        if query in self._begun_queries:
+            self._begun_queries.remove(query)
         if query in self._active_queries:
             self._active_queries.remove(query)
             self._queries_changed()
-        query.ended = True
         if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
             query.end_marker = self._time_marker()  # type: ignore[attr-defined]
         if self._draws.queue:  # their primitives go into the current scene
@@ -2131,7 +1737,6 @@ class NumpipeContext:
         else:
             query.pending_scene = None
             query.fence = self._last_fence
-        return True
 
     def _time_marker(self) -> Any:
         """A timestamp marker after everything recorded so far.
@@ -2161,10 +1766,9 @@ class NumpipeContext:
         """``(True, value)`` once the result is known; ``(False, None)`` if not
         ready and ``wait`` is false."""
         self._check_alive()
-        if not isinstance(query, Query):
-            raise bad_type("query", "a Query from create_query", query)
-        if not query.ended:
-            raise bad_value("query", "has not been ended (end_query)")
+        return self._query_result(checks.check_query_result(query), wait)
+
+    def _query_result(self, query: Query, wait: bool) -> tuple[bool, Any]:
         fence = self.query_fence(query)
         if not fence.signalled:
             if not wait:
@@ -2176,7 +1780,7 @@ class NumpipeContext:
 
     async def get_query_result_async(self, query: Query) -> Any:
         """Await the query's result (asyncio or trio)."""
-        fence = self.query_fence(query)
+        fence = self.query_fence(checks.check_query_result(query))
         await fence
         return self.get_query_result(query, wait=True)[1]
 
@@ -2184,10 +1788,25 @@ class NumpipeContext:
         self, query: Query | None, condition: bool = False, mode: int = RenderCond.WAIT
     ) -> None:
         self._check_alive()
-        self._render_cond = check_render_condition(query, condition, mode)
+        self._apply_render_condition(*checks.check_render_condition(query, condition, mode))
+
+    def _apply_render_condition(self, query: Query | None, condition: bool, mode: Any) -> None:
+        self._render_cond = (query, condition, mode)
 
     def set_active_query_state(self, enable: bool) -> None:
+        """Pause (False) or resume (True) every begun query but TIME_ELAPSED ones."""
         self._check_alive()
+        self._apply_active_query_state(checks.check_bool("enable", enable))
+
+    def _apply_active_query_state(self, enable: bool) -> None:
+        if self._queries_paused == (not enable):
+            return
+        self._run_draws()  # the draws queued so far count (or not) as they were recorded
+        self._queries_paused = not enable
+        self._active_queries = [
+            q for q in self._begun_queries if enable or q.type == QueryType.TIME_ELAPSED
+        ]
+        self._queries_changed()
 
     # ------------------------------------------------------------------ misc
 
@@ -2195,11 +1814,11 @@ class NumpipeContext:
         with self._lock:
             status = self._reset_status
             self._reset_status = ResetStatus.NO_RESET
-            self._reset_announced = False  # the next error is a new reset
+            self._reset_announced = False  # the next fault is a new reset
         return status
 
     def set_device_reset_callback(self, callback: Callable[[ResetStatus], None] | None) -> None:
-        self._reset_callback = callback
+        self._reset_callback = checks.check_callable("callback", callback, none_ok=True)
 
     def generate_mipmap(
         self,
@@ -2213,7 +1832,7 @@ class NumpipeContext:
         """Fill levels base_level+1..last_level from the level above each, as
         llvmpipe does (util_gen_mipmap: a LINEAR blit per level); False when
         the format cannot be filtered and written (integer, stencil-only)."""
-        from .blit import mipmap_blits
+        from ..pipe.blit import mipmap_blits
 
         self._check_alive()
         blits = mipmap_blits(
@@ -2227,7 +1846,7 @@ class NumpipeContext:
     def clear_texture(self, resource: Resource, level: int, box: Box, data: Any) -> None:
         """Fill ``box`` of a level with one texel in the resource's format
         (util_clear_texture's conversions), in order with the work before it."""
-        from .blit import check_clear_texture
+        from ..pipe.blit import check_clear_texture
 
         self._check_alive()
         self._clear_texture(check_clear_texture(resource, level, box, data))
@@ -2245,7 +1864,7 @@ class NumpipeContext:
     def blit(self, info: Any) -> None:
         """Blit a box of one texture into a box of another (context.rst "Blitting"),
         as llvmpipe does it: see gallium/numpipe/blit.py."""
-        from .blit import check_blit_info
+        from ..pipe.blit import check_blit_info
 
         self._check_alive()
         self._blit(check_blit_info(info, self.screen))
@@ -2285,17 +1904,24 @@ class NumpipeContext:
         job.on_complete.append(self._scene_done)
         for r in resources:
             r.add_pending(job.fence)
-        job.fence.set_error_source(lambda s=seq: self._take_error(upto=s))
+        job.fence.set_error_source(lambda s=seq: self.take_error(upto=s))
         self._last_fence = job.fence
         self.screen.pool.submit(job, after=after)
 
     def emit_string_marker(self, string: str) -> None:
-        pass
+        self._check_alive()
+        self._apply_emit_string_marker(checks.check_string_marker(string))
+
+    def _apply_emit_string_marker(self, string: str) -> None:
+        """(No trace to write it into.)"""
+
+    def _apply_delete_state(self, cso: Any) -> None:
+        """The driver's side of destroy_*_state (nothing to free: Python owns the CSO)."""
 
     def callback(self, fn: Callable[[Any], None], data: Any = None, asap: bool = False) -> None:
         """Run ``fn(data)`` now (pipe_context::callback; the threaded context queues it)."""
         self._check_alive()
-        fn(data)
+        checks.check_callable("fn", fn)(data)
 
     def wait_idle(self, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
         return self.flush().finish(timeout_ns)
@@ -2378,18 +2004,7 @@ def _cropped(target: Any, width: int, height: int) -> Any:
     )
 
 
-def _user_bytes(obj: Any, arg: str) -> np.ndarray:
-    if obj is None:
-        raise bad_value(arg, "must not be None")
-    if isinstance(obj, np.ndarray):
-        return np.ascontiguousarray(obj).reshape(-1).view(np.uint8)
-    try:
-        mv = memoryview(obj)
-    except TypeError:
-        raise PipeTypeError(
-            f"{arg} must be a Resource, bytes-like object or numpy array; got {type(obj).__name__}"
-        ) from None
-    return np.frombuffer(mv.cast("B"), dtype=np.uint8)
+_log = logging.getLogger("gallium.numpipe")
 
 
 def _no_yield() -> None:

@@ -27,8 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..pipe import checks
+from ..pipe import objects as contract
 from ..pipe.enums import Bind, Format, TextureTarget, Usage
-from ..pipe.errors import bad_type, bad_value, check_int
+from ..pipe.errors import bad_value, check_int
 from ..pipe.fence import Fence
 from ..pipe.state import Box, ResourceTemplate
 from ..util.format import FormatDesc
@@ -60,25 +62,16 @@ class LevelLayout:
         return self.layer_stride * self.layers
 
 
-class Resource:
-    """``pipe_resource``: a buffer or texture owned by a screen."""
+class Resource(contract.Resource):
+    """``pipe_resource``: a buffer or texture owned by a screen (the contract's
+    fields and rules are :class:`gallium.pipe.objects.Resource`'s)."""
 
     def __init__(self, screen: object, templ: ResourceTemplate, desc: FormatDesc | None) -> None:
+        super().__init__(screen, templ, desc.block_bytes if desc is not None else 1)
         self.id = next(_ids)
-        self.screen = screen
-        self.target = TextureTarget(templ.target)
-        self.format = Format(templ.format)
-        self.width0 = int(templ.width0)
-        self.height0 = int(templ.height0)
-        self.depth0 = int(templ.depth0)
-        self.array_size = int(templ.array_size)
-        self.last_level = int(templ.last_level)
-        self.nr_samples = int(templ.nr_samples)
         self.usage = Usage(templ.usage)
         self.bind = Bind(templ.bind)
-        self.flags = int(templ.flags)
         self.desc = desc
-        self.block_bytes = desc.block_bytes if desc is not None else 1
         self.levels, size = texture_layout(templ, self.block_bytes)
         # A multisample resource keeps sample s of every level after sample
         # s - 1 (llvmpipe's layout): level_view(..., sample=s) is sample s,
@@ -90,22 +83,15 @@ class Resource:
         self._storage = (
             np.zeros(max(size, 1), dtype=np.uint8) if allocate is None else allocate(max(size, 1))
         )
-        self.lock = threading.Lock()
         self.pending: list[Fence] = []
-        self.destroyed = False
-        # Threaded-context bookkeeping (owned by threaded/, kept here so every
-        # context of the screen sees the same facts about the resource).
-        self.tc_valid_range: list[int] = [0, 0]  # [start, end) bytes ever written
-        self.tc_latest_storage: np.ndarray | None = None
-        self.tc_last_use: dict[int, int] = {}  # id(tc) -> sequence of last recorded use
 
     # -- pickling (band processes) ---------------------------------------------------
 
     # What a band process needs of a resource a scene references: its layout
     # and storage.  The screen, the lock, pending fences and the threaded
-    # context's bookkeeping belong to the process that owns the resource; the
+    # frontend's bookkeeping belong to the process that owns the resource; the
     # copy a band process gets is detached from them.
-    _DETACHED = ("screen", "lock", "pending", "tc_valid_range", "tc_latest_storage", "tc_last_use")
+    _DETACHED = ("screen", "lock", "pending", "tc")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self._DETACHED}
@@ -115,9 +101,7 @@ class Resource:
         self.screen = None
         self.lock = threading.Lock()
         self.pending = []
-        self.tc_valid_range = [0, 0]
-        self.tc_latest_storage = None
-        self.tc_last_use = {}
+        self.tc = None
 
     # -- storage ---------------------------------------------------------------
 
@@ -211,24 +195,7 @@ class Resource:
 
     def check_box(self, level: int, box: Box, arg: str = "box") -> None:
         """Raise unless ``box`` lies inside ``level`` (context.rst Transfers)."""
-        lay = self.level_layout(level)
-        if not isinstance(box, Box):
-            raise bad_type(arg, "a pipe.Box", box)
-        for f in ("x", "y", "z", "width", "height", "depth"):
-            check_int(f"{arg}.{f}", getattr(box, f))
-        if self.is_buffer:
-            limits = (self.width0, 1, 1)
-        else:
-            limits = (lay.width, lay.height, lay.layers)
-        dims = ((box.x, box.width), (box.y, box.height), (box.z, box.depth))
-        for (start, extent), limit, axis in zip(dims, limits, "xyz"):
-            if extent <= 0 or start < 0 or start + extent > limit:
-                raise bad_value(
-                    arg,
-                    f"must lie inside level {level} ({limits[0]}x{limits[1]}x{limits[2]}); "
-                    f"the {axis} range [{start}, {start + extent}) does not",
-                    box,
-                )
+        checks.check_box(self, level, box, arg)
 
     def __repr__(self) -> str:
         dims = f"{self.width0}" if self.is_buffer else f"{self.width0}x{self.height0}"

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..pipe.checks import check_fence_timeout
 from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
     PIPE_MAX_WINDOW_RECTANGLES,
@@ -33,9 +34,18 @@ from ..pipe.enums import (
     ShaderType,
     TextureTarget,
 )
-from ..pipe.errors import PipeValueError, bad_type, bad_value, check_int, short_repr
+from ..pipe.errors import (
+    ContextDestroyedError,
+    PipeValueError,
+    UnsupportedError,
+    bad_type,
+    bad_value,
+    check_int,
+    short_repr,
+)
 from ..pipe.fence import Fence
 from ..pipe.state import DriverQueryInfo, ResourceTemplate
+from ..pipe.support import Support
 from ..tgsi.limits import NUMPIPE as SHADER_LIMITS
 from ..util.format import try_describe
 from .resource import Resource, format_desc_or_error, normalize_template, texture_layout
@@ -46,6 +56,10 @@ MAX_TEXTURE_SIZE = 16384
 # positions, workers/msaa.py) and the targets that take them.
 SAMPLE_COUNTS = (2, 4)
 _MSAA_TARGETS = (TextureTarget.TEXTURE_2D, TextureTarget.TEXTURE_2D_ARRAY)
+# The vertices one draw may have (count x instances): a draw's vertex pipeline
+# holds a few hundred bytes a vertex at once (ids, fetched inputs, shader
+# outputs, set-up triangles), so this bounds one draw to a few GiB.
+MAX_DRAW_VERTICES = 1 << 24
 MAX_TEXTURE_LEVELS = 15  # 16384 = 2**14: 1D, 2D and rect textures
 MAX_TEXTURE_3D_LEVELS = 12  # 2048 texels a side
 MAX_TEXTURE_CUBE_LEVELS = 13  # 4096 texels a side
@@ -285,6 +299,18 @@ _DEPTH_FORMATS = {
 }
 
 
+# What numpipe lacks that no Gallium cap says (gallium.pipe.support).
+_UNCAPPED = {
+    "line_stipple": False,
+    "triangle_strip_adjacency": False,
+    "logic_op": False,
+    "polygon_stipple": False,
+    "polygon_offset": False,
+    "two_sided_lighting": False,
+    "buffer_surfaces": False,
+    "max_draw_vertices": MAX_DRAW_VERTICES,
+}
+
 # Resources at least this big live in shared blocks when the screen has band
 # processes (smaller ones are copied with the scenes that read them).
 SHARED_MIN_BYTES = 1 << 16
@@ -293,17 +319,28 @@ SHARED_MIN_BYTES = 1 << 16
 class NumpipeScreen:
     """``pipe_screen`` of the numpipe software driver."""
 
-    def __init__(self, num_threads: int | None = None, processes: bool | None = None) -> None:
+    def __init__(
+        self,
+        num_threads: int | None = None,
+        processes: bool | None = None,
+        frontend: Any = None,
+    ) -> None:
+        """``frontend`` wraps the contexts this screen makes (a
+        :class:`gallium.pipe.protocols.ContextFrontend`, such as the threaded
+        context's); None: contexts are direct."""
         from workers.memory import tune_allocator
         from workers.pool import WorkerPool
 
         self.allocator_tuned = tune_allocator()
         self.pool = WorkerPool(num_threads, processes=processes)
+        self.frontend = frontend
         self._lock = threading.Lock()
         self._epoch = time.perf_counter_ns()
         self._resources = 0
         self._contexts = 0
         self.destroyed = False
+        # what the contract's checks consult (caps, and what no cap says)
+        self.support = Support.from_screen(self, **_UNCAPPED)
 
     # -- identification ----------------------------------------------------------
 
@@ -543,25 +580,28 @@ class NumpipeScreen:
     # -- contexts and fences ---------------------------------------------------------------
 
     def context_create(self, priv: Any = None, flags: int = 0, threaded: bool | None = None) -> Any:
-        """A new context: a ThreadedContext unless ``threaded=False`` or GALLIUM_THREAD=0."""
+        """A new context: wrapped by the screen's frontend (the threaded context)
+        unless ``threaded=False`` or GALLIUM_THREAD=0."""
         from .context import NumpipeContext
 
+        if self.destroyed:
+            raise ContextDestroyedError("the screen has been destroyed")
         if threaded is None:
             threaded = os.environ.get("GALLIUM_THREAD", "1") not in ("0", "false", "no")
+        if threaded and self.frontend is None:
+            raise UnsupportedError("this screen was made without a threaded frontend")
         with self._lock:
             self._contexts += 1
         direct = NumpipeContext(self, priv, flags)
         if not threaded:
             return direct
-        from threaded import ThreadedContext
-
-        return ThreadedContext(direct)
+        return self.frontend.wrap(direct)
 
     def fence_finish(self, ctx: Any, fence: Fence, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
         """Wait for ``fence``; True if signalled within ``timeout_ns`` (any thread)."""
         if not isinstance(fence, Fence):
             raise bad_type("fence", "a gallium.Fence", fence)
-        return fence.finish(check_int("timeout_ns", timeout_ns, 0, PIPE_TIMEOUT_INFINITE))
+        return fence.finish(check_fence_timeout(timeout_ns))
 
     def fence_reference(self, fence: Fence | None) -> Fence | None:
         return fence
@@ -583,9 +623,7 @@ class NumpipeScreen:
         return time.perf_counter_ns() - self._epoch + 1
 
     def get_driver_query_info(self, index: int | None = None) -> Any:
-        from threaded.stats import driver_query_infos
-
-        infos = driver_query_infos()
+        infos = self.frontend.driver_query_infos() if self.frontend is not None else []
         if index is None:
             return len(infos)
         index = check_int("index", index)
@@ -603,6 +641,8 @@ class NumpipeScreen:
         return None
 
     def destroy(self) -> None:
+        """Release the screen.  Work already submitted still runs (or fails:
+        every fence is signalled); contexts refuse new work from now on."""
         if not self.destroyed:
             self.destroyed = True
             self.pool.shutdown(wait=False)

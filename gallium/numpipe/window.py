@@ -21,37 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..draw.primitives import select_triangles
-from ..pipe.enums import PIPE_MAX_WINDOW_RECTANGLES
-from ..pipe.errors import bad_type, bad_value, check_int
-from ..pipe.state import ScissorState
 
 Rect = tuple[int, int, int, int]  # minx, miny, maxx, maxy (max exclusive)
-
-
-def check_window_rectangles(include: Any, rects: Any) -> tuple[bool, tuple[Rect, ...]]:
-    """set_window_rectangles' arguments, checked and copied."""
-    from .objects import _check_bool
-
-    include = _check_bool("include", include)
-    if rects is None:
-        rects = []
-    if isinstance(rects, str | bytes | dict) or not hasattr(rects, "__iter__"):
-        raise bad_type("rects", "a list of pipe.ScissorState", rects)
-    rects = list(rects)
-    if len(rects) > PIPE_MAX_WINDOW_RECTANGLES:
-        limit = PIPE_MAX_WINDOW_RECTANGLES
-        raise bad_value("rects", f"must hold at most {limit} (the cap's count)", len(rects))
-    out = []
-    for i, r in enumerate(rects):
-        if not isinstance(r, ScissorState):
-            raise bad_type(f"rects[{i}]", "a pipe.ScissorState", r)
-        out.append(
-            tuple(
-                check_int(f"rects[{i}].{f}", getattr(r, f), 0, 2**31 - 1)
-                for f in ("minx", "miny", "maxx", "maxy")
-            )
-        )
-    return bool(include), tuple(out)  # type: ignore[return-value]
+# (set_window_rectangles' check is the contract's: gallium.pipe.checks)
 
 
 def regions(include: bool, rects: tuple[Rect, ...], width: int, height: int) -> list[Rect] | None:

@@ -19,7 +19,13 @@ Guarantees:
 
 * Callbacks run once, on the signalling thread, outside the lock, in
   registration order.  A callback added after the signal runs immediately on
-  the adding thread.
+  the adding thread.  A callback that raises does not stop the others (every
+  waiter still wakes, a context's next frame still starts): its exception
+  is logged (logger ``gallium.fence``) and dropped, as
+  ``concurrent.futures`` does with its done-callbacks.
+  :meth:`Fence.in_callback` tells code whether it runs inside a callback,
+  where waiting for more work could wait for its own thread (a context's
+  ``destroy`` then returns without waiting).
 * Cancelling an awaiting task (``asyncio`` cancellation, ``anyio.fail_after``,
   a trio cancel scope) removes only that task's callback: the fence and every
   other waiter are untouched.
@@ -32,17 +38,29 @@ Guarantees:
   covered work and raises it.  Waits on other threads (``screen.fence_finish``
   from a watcher) only see completion: a context's error is reported to that
   context's user, once, and never to someone else.
+
+Multi-step waits (a map that waits for the work using its resource) are
+written once, as a generator that yields each fence it must wait for and
+returns its result; :meth:`Fence.run` runs the steps blocking on each fence,
+:meth:`Fence.run_async` awaiting each (the two faces share one mechanism, as
+httpcore's sync and async faces do).  Cancelling ``run_async`` abandons the
+steps at a wait, which changes nothing.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, TypeVar
 
 from .enums import PIPE_TIMEOUT_INFINITE
+from .errors import bad_type, check_int
 
 ErrorSource = Callable[[], BaseException | None]
+T = TypeVar("T")
+_log = logging.getLogger("gallium.fence")
+_in_callback = threading.local()
 
 
 class Fence:
@@ -128,7 +146,7 @@ class Fence:
         if event is not None:
             event.set()
         for cb in callbacks or ():
-            cb()
+            _run_callback(cb, self)
 
     def set_error_source(self, source: ErrorSource | None) -> None:
         """Report ``source``'s error to waits on the calling thread (see above)."""
@@ -142,8 +160,13 @@ class Fence:
                 assert self._callbacks is not None
                 self._callbacks.append(fn)
                 return fn
-        fn()
+        _run_callback(fn, self)
         return fn
+
+    @staticmethod
+    def in_callback() -> bool:
+        """Whether the calling thread is running a fence's done-callback."""
+        return getattr(_in_callback, "depth", 0) > 0
 
     def remove_done_callback(self, handle: Callable[[], None]) -> None:
         """Forget a callback that has not run yet; harmless if it already ran."""
@@ -189,12 +212,42 @@ class Fence:
         return True
 
     def finish(self, timeout_ns: int = PIPE_TIMEOUT_INFINITE) -> bool:
-        """``fence_finish`` semantics: timeout in nanoseconds, INFINITE waits forever."""
-        if timeout_ns is None or timeout_ns >= PIPE_TIMEOUT_INFINITE:
+        """``fence_finish`` semantics: timeout in nanoseconds in [0,
+        PIPE_TIMEOUT_INFINITE], INFINITE waits forever."""
+        timeout_ns = check_int("timeout_ns", timeout_ns, 0, PIPE_TIMEOUT_INFINITE)
+        if timeout_ns >= PIPE_TIMEOUT_INFINITE:
             return self.wait(None)
-        if timeout_ns < 0:
-            raise ValueError(f"timeout_ns must be >= 0; got {timeout_ns}")
         return self.wait(timeout_ns / 1e9)
+
+    # -- multi-step waits ---------------------------------------------------------
+
+    @staticmethod
+    def run(steps: Generator[Fence, None, T]) -> T:
+        """Run ``steps`` (see the module docstring), blocking on each fence."""
+        try:
+            fence = next(steps)
+            while True:
+                if not isinstance(fence, Fence):
+                    raise bad_type("step", "a Fence", fence)
+                fence.wait(None)
+                fence = steps.send(None)
+        except StopIteration as done:
+            return done.value
+        finally:
+            steps.close()
+
+    @staticmethod
+    async def run_async(steps: Generator[Fence, None, T]) -> T:
+        """Run ``steps``, awaiting each fence (asyncio or trio)."""
+        try:
+            fence = next(steps)
+            while True:
+                await fence
+                fence = steps.send(None)
+        except StopIteration as done:
+            return done.value
+        finally:
+            steps.close()
 
     # -- awaitable face -----------------------------------------------------------
 
@@ -216,6 +269,17 @@ class Fence:
         state = "signalled" if self._signalled else "pending"
         label = f" {self.label}" if self.label else ""
         return f"<Fence{label} {state}>"
+
+
+def _run_callback(cb: Callable[[], None], fence: Fence) -> None:
+    depth = getattr(_in_callback, "depth", 0)
+    _in_callback.depth = depth + 1
+    try:
+        cb()
+    except Exception:
+        _log.exception("a done-callback of %r raised; the other callbacks still ran", fence)
+    finally:
+        _in_callback.depth = depth
 
 
 def _current_async_library() -> str:

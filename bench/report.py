@@ -169,6 +169,18 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
             "failed",
         )
     )
+    cost = ((tc.get("calls") or {}).get("record_cost") or {}).get("ratio_held")
+    rows.append(
+        _row(
+            "tc-record-cost",
+            "21.6",
+            "a recorded state call / a plain method call on the same object",
+            cost,
+            "<= 15",
+            cost is not None and cost <= 15,
+            "failed",
+        )
+    )
     ov = (tc.get("overlap") or {}).get("ratio")
     rows.append(
         _row(
@@ -513,6 +525,15 @@ def render(results: dict[str, Any]) -> str:
             )
         elif c:
             out.append(f"  calls: {c}")
+        rc = (c or {}).get("record_cost")
+        if rc:
+            out.append(
+                f"  recording cost: a state call {rc['recorded_held_ns']:.0f} ns with the driver "
+                f"thread held ({rc['ratio_held']:.1f}x a plain method call's "
+                f"{rc['plain_ns']:.0f} ns), {rc['recorded_running_ns']:.0f} ns with it running "
+                f"({rc['ratio_running']:.1f}x); medians of {rc['rounds']} alternating rounds of "
+                f"{rc['calls_per_round']:,} calls"
+            )
         o = tc.get("overlap")
         for kind, v in (o or {}).items():
             if not isinstance(v, dict) or "ratio" not in v:

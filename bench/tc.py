@@ -10,7 +10,12 @@ subprocess so no worker pool, driver thread or allocator state carries over.
   ``bind_rasterizer_state``, ``set_stencil_ref``, ``set_sample_mask``).  The
   driver thread executes them concurrently, as it would in an application.
   Reported: calls / (time of the recording loop), and calls / (loop + drain);
-  the same loop on the direct context for comparison.
+  the same loop on the direct context for comparison.  And the recording
+  cost (issue 21): the same eight calls against eight calls of a plain Python
+  method of the same context object (a no-op taking one argument), measured
+  alternately in one process, in rounds of 8,000 calls: with the driver thread
+  held (the application thread's own cost: checking and recording a call)
+  and running (what the two threads' share of the GIL makes of it).
 * ``overlap`` -- an application loop that does heavy numpy work between
   frames: per frame, record the frame, flush, do the numpy work (elementwise
   ufuncs on 4M floats, which release the GIL, calibrated to take about as long
@@ -111,6 +116,63 @@ def _call_loop(ctx, n: int) -> tuple[float, float]:
     return done / (t1 - t0), done / (t2 - t0)
 
 
+def _noop(self, arg) -> None:
+    """A plain Python method: what a recorded call's cost is measured against."""
+
+
+def _timed_loop(calls: list, iters: int) -> float:
+    """Seconds per call of ``iters`` rounds of the eight pre-bound calls."""
+    (f0, a0), (f1, a1), (f2, a2), (f3, a3), (f4, a4), (f5, a5), (f6, a6), (f7, a7) = calls
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        f0(a0)
+        f1(a1)
+        f2(a2)
+        f3(a3)
+        f4(a4)
+        f5(a5)
+        f6(a6)
+        f7(a7)
+    return (time.perf_counter() - t0) / (iters * len(calls))
+
+
+def measure_record_cost(ctx, rounds: int) -> dict:
+    """Per-call cost of recorded state calls against a plain method call on
+    ``ctx`` (a ThreadedContext), alternating round by round."""
+    import threading
+    import types
+
+    calls = _state_calls(ctx)
+    noop = types.MethodType(_noop, ctx)
+    plain = [(noop, a) for _, a in calls]
+    iters = 1000  # 8000 calls: fewer than the ring holds, so the producer never waits
+    samples: dict[str, list[float]] = {"plain": [], "held": [], "running": []}
+    for r in range(rounds + 1):
+        gate = threading.Event()
+        ctx.callback(lambda _, g=gate: g.wait(60))
+        ctx.flush()
+        held = _timed_loop(calls, iters)
+        gate.set()
+        ctx.flush().wait(None)
+        running = _timed_loop(calls, iters)
+        ctx.flush().wait(None)
+        base = _timed_loop(plain, iters)
+        if r:  # the first round warms up
+            samples["held"].append(held)
+            samples["running"].append(running)
+            samples["plain"].append(base)
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    return {
+        "rounds": rounds,
+        "calls_per_round": iters * len(calls),
+        "plain_ns": med["plain"] * 1e9,
+        "recorded_held_ns": med["held"] * 1e9,
+        "recorded_running_ns": med["running"] * 1e9,
+        "ratio_held": med["held"] / med["plain"],
+        "ratio_running": med["running"] / med["plain"],
+    }
+
+
 def measure_calls(quick: bool = False) -> dict:
     n = 40_000 if quick else 200_000
     reps = 3 if quick else 5
@@ -134,6 +196,7 @@ def measure_calls(quick: bool = False) -> dict:
                 out[mode].update(
                     batches=st.batches, ring_full_waits=st.ring_full_waits, syncs=st.syncs
                 )
+                out["record_cost"] = measure_record_cost(ctx, 5 if quick else 21)
             ctx.destroy()
     finally:
         screen.destroy()

@@ -77,7 +77,8 @@ class Job(Protocol):
 
     def run_unit(self, unit: int, worker: int) -> None: ...
 
-    def unit_failed(self, unit: int, exc: BaseException) -> None: ...
+    def unit_failed(self, unit: int, exc: BaseException) -> None:
+        """``unit`` -1: the job as a whole (its completion, or refused at shutdown)."""
 
     def complete(self) -> None: ...
 

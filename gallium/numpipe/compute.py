@@ -624,7 +624,8 @@ class ComputeJob:
         self.cso.kernel(env)
 
     def unit_failed(self, unit: int, exc: BaseException) -> None:
-        add_origin_note(exc, f"a compute worker (unit {unit})")
+        where = f"a compute worker (unit {unit})" if unit >= 0 else "the worker pool"
+        add_origin_note(exc, where)
         with self._lock:
             self.errors.append(exc)
 

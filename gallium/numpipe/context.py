@@ -268,7 +268,8 @@ class NumpipeContext:
     def _check_alive(self) -> None:
         if self.destroyed:
             raise ContextDestroyedError("this context has been destroyed")
-        if self.screen.destroyed:
+        # (a wrapper's queued calls still run: the scenes they flush fail, once each)
+        if self.screen.destroyed and self.driver_thread_id != threading.get_ident():
             raise ContextDestroyedError("the screen of this context has been destroyed")
 
     def destroy(self) -> None:

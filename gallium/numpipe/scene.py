@@ -433,7 +433,8 @@ class Scene:
     # -- execution (the worker pool, through workers.job.SceneJob) ------------------
 
     def unit_failed(self, unit: int, exc: BaseException) -> None:
-        add_origin_note(exc, f"a rasterizer worker (band {unit})")
+        where = f"a rasterizer worker (band {unit})" if unit >= 0 else "the worker pool"
+        add_origin_note(exc, where)
         with self._error_lock:
             self.errors.append(exc)
 

@@ -349,3 +349,71 @@ def test_wrongly_typed_fields_are_named_at_the_call(screen, threaded):
         ctx.flush().wait(10)  # nothing of it was queued: no deferred error either
     finally:
         ctx.destroy()
+
+
+@pytest.mark.parametrize("reported", [True, False], ids=["reported", "unreported"])
+def test_destroy_raises_only_a_fault_not_yet_reported(screen, reported):
+    """Issue 21 item 6: destroy() must not raise an error its sync points have
+    reported already; one they have not is raised by destroy(), once."""
+    ctx = screen.context_create(threaded=True)
+    ctx.callback(_fail)
+    if reported:
+        with pytest.raises(RuntimeError, match="failed on the driver thread"):
+            ctx.flush().wait(10)
+        ctx.destroy()
+    else:
+        with pytest.raises(RuntimeError, match="failed on the driver thread"):
+            ctx.destroy()
+    assert ctx.destroyed
+    ctx.destroy()  # a second destroy has nothing to say
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_worker_fault_is_reported_once_and_not_again_by_destroy(screen, threaded, monkeypatch):
+    import workers.raster as raster
+
+    real = raster.execute_band
+    armed = [True]
+
+    def execute_band(scene, unit):
+        if armed and armed.pop():
+            raise MemoryError("injected worker failure")
+        return real(scene, unit)
+
+    monkeypatch.setattr(raster, "execute_band", execute_band)
+    ctx = screen.context_create(threaded=threaded)
+    make_target(screen, ctx, 8, 8)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    raised = 0
+    for _ in range(3):
+        try:
+            ctx.flush().wait(10)
+        except MemoryError:
+            raised += 1
+    assert raised == 1
+    ctx.destroy()  # reported already: nothing to raise
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_a_scene_failing_in_every_band_is_one_fault_reported_once(screen, threaded, monkeypatch):
+    """A fault that fails several bands of one scene (a band process dying, say)
+    is one error at one sync point, naming the others; later sync points and
+    destroy() do not raise an old error of it again."""
+    import workers.raster as raster
+
+    def execute_band(scene, unit):
+        raise MemoryError(f"injected failure in band {unit}")
+
+    ctx = screen.context_create(threaded=threaded)
+    make_target(screen, ctx, 64, 256)  # two bands
+    ctx.flush().wait(10)
+    monkeypatch.setattr(raster, "execute_band", execute_band)
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    fence = ctx.flush()
+    with pytest.raises(MemoryError, match="injected failure in band") as info:
+        fence.wait(10)
+    assert any("1 more unit(s) of the same work failed" in n for n in info.value.__notes__)
+    monkeypatch.undo()
+    ctx.flush().wait(10)  # nothing more to raise
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
+    ctx.destroy()  # nor here

@@ -76,7 +76,6 @@ CALLS: dict[str, Access] = {
     "delete_state": STATE("_apply_delete_state"),
     "surface_destroy": STATE("_apply_surface_destroy"),
     "sampler_view_destroy": STATE("_apply_sampler_view_destroy"),
-    "stream_output_target_destroy": STATE("_apply_stream_output_target_destroy"),
     "set_blend_color": STATE("_apply_blend_color"),
     "set_stencil_ref": STATE("_apply_stencil_ref"),
     "set_sample_mask": STATE("_apply_sample_mask"),

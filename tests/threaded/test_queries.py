@@ -200,3 +200,43 @@ def test_driver_queries_expose_threaded_statistics(screen, threaded_ctx):
         "bytes_copied",
         "invalidations",
     }
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_set_active_query_state_false_pauses_queries_but_time_elapsed(screen, threaded):
+    """Issue 21 item 6: set_active_query_state(False) did nothing.  Draws made
+    while queries are paused count in no occlusion, primitives-generated or
+    pipeline-statistics query; TIME_ELAPSED keeps running (context.rst)."""
+    ctx = screen.context_create(threaded=threaded)
+    try:
+        make_target(screen, ctx, 64, 64)
+        bind_passthrough(ctx)
+        queries = {
+            t: ctx.create_query(t)
+            for t in (
+                pipe.QueryType.OCCLUSION_COUNTER,
+                pipe.QueryType.PRIMITIVES_GENERATED,
+                pipe.QueryType.PIPELINE_STATISTICS,
+                pipe.QueryType.TIME_ELAPSED,
+            )
+        }
+        for q in queries.values():
+            ctx.begin_query(q)
+        full = tri(FULL)
+        draw(ctx, full)  # counted
+        ctx.set_active_query_state(False)
+        draw(ctx, full)  # paused: not counted
+        draw(ctx, full)
+        ctx.set_active_query_state(True)
+        draw(ctx, full)  # counted again
+        for q in queries.values():
+            ctx.end_query(q)
+        ctx.flush().wait(10)
+        result = {t: ctx.get_query_result(q, True)[1] for t, q in queries.items()}
+        assert result[pipe.QueryType.OCCLUSION_COUNTER] == 2 * 64 * 64
+        assert result[pipe.QueryType.PRIMITIVES_GENERATED] == 2
+        stats = result[pipe.QueryType.PIPELINE_STATISTICS]
+        assert (stats.ia_primitives, stats.ps_invocations) == (2, 2 * 64 * 64)
+        assert result[pipe.QueryType.TIME_ELAPSED] > 0
+    finally:
+        ctx.destroy()

@@ -172,7 +172,7 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
     cost = ((tc.get("calls") or {}).get("record_cost") or {}).get("ratio_held")
     rows.append(
         _row(
-            "tc-record-cost",
+            "tc-calls",
             "21.6",
             "a recorded state call / a plain method call on the same object",
             cost,

@@ -196,7 +196,7 @@ def measure_calls(quick: bool = False) -> dict:
                 out[mode].update(
                     batches=st.batches, ring_full_waits=st.ring_full_waits, syncs=st.syncs
                 )
-                out["record_cost"] = measure_record_cost(ctx, 5 if quick else 21)
+                out["record_cost"] = measure_record_cost(ctx, 9 if quick else 21)
             ctx.destroy()
     finally:
         screen.destroy()

@@ -474,10 +474,10 @@ class ThreadedContext:
             return
         here = threading.get_ident() == self._thread.ident
         if here or Fence.in_callback() or self.screen.destroyed:
+            self._teardown_here = True  # (before the stop: the driver thread reads it there)
             with self._lock:
                 self._submit_locked(force=True)
                 self._retire_locked(force=True)
-            self._teardown_here = True
             if not here and self.screen.destroyed:
                 self._thread.join()
             return

@@ -44,13 +44,31 @@ junk = st.one_of(
     st.just(np.zeros(3, np.float32)),
     st.just(b"\x00" * 7),
 )
+
+
+class Ref:
+    """A fuzz-env object named in a generated argument (resolved by _resolve)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"@{self.name}"
+
+
+def R(*names: str):
+    return st.sampled_from([Ref(n) for n in names])
+
+
 # sizes and offsets a hostile caller passes: refused before anything is allocated
 hostile = st.sampled_from([2**31 - 1, 2**31, 2**32, 2**32 + 1, 2**63 - 1, 2**64, -(2**31), -1])
 # objects destroyed before the call (resolved by _resolve from the fuzz env)
-dead = st.sampled_from(["@dead_buf", "@dead_tex", "@dead_surf", "@destroyed_surf", "@dead_view"])
+dead = R("dead_buf", "dead_tex", "dead_surf", "destroyed_surf", "dead_view")
 small = st.one_of(st.integers(-4, 70), junk)
 size = st.one_of(small, hostile)
-thing = st.one_of(junk, dead, st.sampled_from(["@buf", "@rt", "@surf", "@query"]))
+thing = st.one_of(junk, dead, R("buf", "rt", "surf", "query"))
 
 
 def _box(b):
@@ -387,19 +405,19 @@ CALLS = {
 CALLS.update(
     {
         "transfer_map_hostile": st.tuples(
-            st.sampled_from(["@buf", "@rt", "@dead_buf", "@dead_tex"]),
+            R("buf", "rt", "dead_buf", "dead_tex"),
             small,
             st.sampled_from([1, 2, 1 | 4096, 2 | 256, 2 | 4096, 2 | 1024]),
             boxes,
         ).map(lambda a: ("transfer_map_any", *a)),
         "buffer_subdata_hostile": st.tuples(
-            st.sampled_from(["@buf", "@dead_buf", "@rt"]), small, size, st.just(b"\x01" * 8)
+            R("buf", "dead_buf", "rt"), small, size, st.just(b"\x01" * 8)
         ).map(lambda a: ("buffer_subdata_any", *a)),
         "clear_buffer": st.tuples(thing, size, size, st.one_of(junk, st.just(b"\x00" * 4))).map(
             lambda a: ("clear_buffer", *a)
         ),
         "texture_subdata_hostile": st.tuples(
-            st.sampled_from(["@rt", "@dead_tex", "@buf"]), small, small, boxes, junk, size, size
+            R("rt", "dead_tex", "buf"), small, small, boxes, junk, size, size
         ).map(lambda a: ("texture_subdata_any", *a)),
         "resource_copy_region_any": st.tuples(
             thing, small, size, size, size, thing, small, boxes
@@ -492,11 +510,11 @@ CALLS.update(
         ),
         "query_any": st.tuples(
             st.sampled_from(["begin_query", "end_query", "destroy_query"]),
-            st.one_of(thing, st.just("@dead_query")),
+            st.one_of(thing, R("dead_query")),
         ),
-        "render_condition_dead": st.tuples(
-            st.sampled_from(["@dead_query", "@query"]), junk, small
-        ).map(lambda a: ("render_condition", *a)),
+        "render_condition_dead": st.tuples(R("dead_query", "query"), junk, small).map(
+            lambda a: ("render_condition", *a)
+        ),
         "transfer_junk": st.tuples(
             st.sampled_from(["transfer_unmap", "transfer_flush_region"]), junk
         ).map(lambda a: (a[0], a[1], pipe.Box()) if a[0] == "transfer_flush_region" else a),
@@ -534,7 +552,7 @@ CALLS.update(
         ),
         "async_calls": st.tuples(
             st.sampled_from(["transfer_map_async", "get_query_result_async"]),
-            st.sampled_from(["@buf", "@rt", "@dead_buf", "@query", "@dead_query"]),
+            R("buf", "rt", "dead_buf", "query", "dead_query"),
             small,
             st.sampled_from([1, 2, 1 | 4096]),
             boxes,
@@ -559,14 +577,14 @@ class FuzzEnv(dict):
 def _resolve(value, env):
     """Replace the '@name' placeholders of a generated argument by env objects
     (one level into lists and state templates)."""
-    if isinstance(value, str) and value.startswith("@"):
-        return env[value[1:]]
+    if isinstance(value, Ref):
+        return env[value.name]
     if isinstance(value, list):
         return [_resolve(v, env) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             v = getattr(value, f.name)
-            if isinstance(v, str | list):
+            if isinstance(v, Ref | list):
                 setattr(value, f.name, _resolve(v, env))
     return value
 

@@ -370,9 +370,9 @@ def test_destroy_raises_only_a_fault_not_yet_reported(screen, reported):
 
 @pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
 def test_a_worker_fault_is_reported_once_and_not_again_by_destroy(screen, threaded, monkeypatch):
-    import workers.raster as raster
+    import workers.band as band_mod
 
-    real = raster.execute_band
+    real = band_mod.execute_band
     armed = [True]
 
     def execute_band(scene, unit):
@@ -380,7 +380,7 @@ def test_a_worker_fault_is_reported_once_and_not_again_by_destroy(screen, thread
             raise MemoryError("injected worker failure")
         return real(scene, unit)
 
-    monkeypatch.setattr(raster, "execute_band", execute_band)
+    monkeypatch.setattr(band_mod, "execute_band", execute_band)
     ctx = screen.context_create(threaded=threaded)
     make_target(screen, ctx, 8, 8)
     ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
@@ -399,7 +399,7 @@ def test_a_scene_failing_in_every_band_is_one_fault_reported_once(screen, thread
     """A fault that fails several bands of one scene (a band process dying, say)
     is one error at one sync point, naming the others; later sync points and
     destroy() do not raise an old error of it again."""
-    import workers.raster as raster
+    import workers.band as band_mod
 
     def execute_band(scene, unit):
         raise MemoryError(f"injected failure in band {unit}")
@@ -407,7 +407,7 @@ def test_a_scene_failing_in_every_band_is_one_fault_reported_once(screen, thread
     ctx = screen.context_create(threaded=threaded)
     make_target(screen, ctx, 64, 256)  # two bands
     ctx.flush().wait(10)
-    monkeypatch.setattr(raster, "execute_band", execute_band)
+    monkeypatch.setattr(band_mod, "execute_band", execute_band)
     ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
     fence = ctx.flush()
     with pytest.raises(MemoryError, match="injected failure in band") as info:

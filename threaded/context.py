@@ -44,10 +44,10 @@ Rules (numbered as in Mesa's u_threaded_context.h, adapted):
 5. No-stall paths.  What each recorded call reads and writes is one table,
    :mod:`threaded.access`; from it every resource knows its last recorded use
    (busy until a flush recorded after it completes) and every buffer the
-   bytes ever written (``valid_range``).  A map waits only for the recorded
-   work that uses its resource (it records a flush if that work is not
-   flushed yet, then waits for that flush's fence and the resource's pending
-   fences, never for the whole queue) and not at all for an idle resource.
+   bytes ever written (``valid_range``).  A map of a resource no recorded
+   work uses (or whose work is complete) waits for nothing; one in use waits
+   for the driver thread to run the queue and then as the wrapped context's
+   own map waits (for the scenes that read or write the resource).
    For buffers: a ``transfer_map`` with DISCARD_WHOLE_RESOURCE of a busy
    buffer gets fresh storage (queued work keeps the old storage, later work
    sees the new); a write to a range never written, or to an idle buffer, is
@@ -1011,24 +1011,37 @@ class ThreadedContext:
         hits = [b for (b, a, z) in live if a < hi and z > lo]
         return max(hits, key=lambda b: b.seq or 1 << 62) if hits else None
 
-    def _idle_steps(self, res: Resource, reason: str, dontblock: bool) -> Generator:
-        """Yield the fences to wait for until no recorded work uses ``res``.
+    def _synced_map_steps(self, res: Resource, level: int, usage: Transfer, box: Box):
+        """Map ``res`` after the recorded work that uses it (rule 5).
 
-        Records a flush when such work is not flushed yet.  Returns False,
-        having waited for nothing, if ``dontblock`` and ``res`` is busy.
+        Nothing recorded uses it (or that work is complete): mapped at once.
+        Otherwise, as Mesa's threaded context does, the driver thread runs the
+        queue first (the map waits for each submitted batch, recording no
+        new work), and then the wrapped context maps it as its own map does,
+        waiting for what it must (the scenes that read or write the resource,
+        not the vertex work that only fetched from it).  With DONTBLOCK it
+        returns ``(None, None)`` instead of waiting, having flushed the work
+        it would wait for, so that a later try succeeds.
         """
         with self._lock:
             fences = self._busy_fences(res)
-            if fences is None:
-                fences = [self._flush_locked(), *res.pending_fences()]
-        fences = [f for f in fences if not f.signalled]
-        if not fences:
-            return True
-        if dontblock:
-            return False
-        self.stats.sync(reason)
-        yield from fences
-        return True
+            idle = fences is not None and all(f.signalled for f in fences)
+            if not idle and usage & Transfer.DONTBLOCK:
+                if fences is None:
+                    self._flush_locked()
+                return None, None
+        if idle:
+            return self._map_now(res, level, usage, box)
+        self.stats.sync("transfer_map")
+        while True:
+            with self._lock:
+                last = self._submit_locked()
+            if last is None or last.executed:
+                break  # the driver thread is idle: the wrapped context is ours now
+            yield last.done
+        data, xfer = yield from self.pipe._map_steps(res, level, usage, box)
+        xfer.context = self
+        return data, xfer
 
     def _map_now(self, res: Resource, level: int, usage: Transfer, box: Box) -> tuple:
         data, xfer = self.pipe._apply_transfer_map(self._latest(res), level, usage, box)
@@ -1045,20 +1058,14 @@ class ThreadedContext:
         self._check_screen()
         res, level, usage, box = checks.check_transfer_map(resource, level, usage, box)
         self.pipe.raise_pending_error()  # a map is a sync point
-        dontblock = bool(usage & Transfer.DONTBLOCK)
         if res.is_buffer and usage & Transfer.WRITE and not usage & Transfer.READ:
-            done = yield from self._buffer_write_steps(res, level, usage, box)
-            if done is not None:
-                return done
-        elif not usage & Transfer.UNSYNCHRONIZED:
-            if not (yield from self._idle_steps(res, "transfer_map", dontblock)):
-                return None, None
-            self.pipe.raise_pending_error()
+            return (yield from self._buffer_write_steps(res, level, usage, box))
+        if not usage & Transfer.UNSYNCHRONIZED:
+            return (yield from self._synced_map_steps(res, level, usage, box))
         return self._map_now(res, level, usage, box)
 
     def _buffer_write_steps(self, res: Resource, level: int, usage: Transfer, box: Box):
-        """Rule 5's paths for a write-only buffer map; returns the map, or None
-        to map after the steps taken."""
+        """Rule 5's paths for a write-only buffer map; returns the map."""
         lo, hi = box.x, box.x + box.width
         dontblock = bool(usage & Transfer.DONTBLOCK)
         with self._lock:
@@ -1101,10 +1108,7 @@ class ThreadedContext:
                 yield wait_for.done
             return self._map_now(res, level, usage, box)
         # a synchronized write to bytes queued work may use
-        if not (yield from self._idle_steps(res, "transfer_map", dontblock)):
-            return None, None
-        self.pipe.raise_pending_error()
-        return None
+        return (yield from self._synced_map_steps(res, level, usage, box))
 
     def transfer_map(self, resource: Resource, level: int, usage: int, box: Box):
         """Map a box of a resource; returns (data, transfer), or (None, None) for

@@ -109,6 +109,10 @@ class DriverContext(Context, Protocol):
     def _apply_transfer_map(
         self, resource: Resource, level: int, usage: Transfer, box: Box
     ) -> tuple: ...
+    def _map_steps(self, resource: Resource, level: int, usage: int, box: Box) -> Any:
+        """``transfer_map`` as fence steps (see Fence.run): what the context's own
+        map does, for a wrapper whose driver thread is idle."""
+
     def _apply_transfer_unmap(self, transfer: TransferObject) -> None: ...
     def _apply_buffer_subdata(
         self, resource: Resource, usage: Transfer, offset: int, data: Any

@@ -473,16 +473,16 @@ CALLS.update(
             index_size=st.sampled_from([1, 2, 4]),
             index=thing,
         ).map(lambda d: ("draw_vbo", d)),
-        "set_min_samples": size.map(lambda n: ("set_min_samples", n)),
-        "set_window_rectangles": st.tuples(junk, st.one_of(junk, st.lists(junk, max_size=2))).map(
-            lambda a: ("set_window_rectangles", *a)
-        ),
+        "set_min_samples_hostile": size.map(lambda n: ("set_min_samples", n)),
+        "set_window_rectangles_junk": st.tuples(
+            junk, st.one_of(junk, st.lists(junk, max_size=2))
+        ).map(lambda a: ("set_window_rectangles", *a)),
         "set_tess_state": st.tuples(junk, junk).map(lambda a: ("set_tess_state", *a)),
         "bind_tess": st.tuples(st.sampled_from(["bind_tcs_state", "bind_tes_state"]), thing),
         "set_stream_output_targets": st.tuples(
             st.one_of(junk, st.lists(thing, max_size=2)), st.one_of(junk, st.lists(size))
         ).map(lambda a: ("set_stream_output_targets", *a)),
-        "blit": thing.map(lambda b: ("blit", b)),
+        "blit_junk": thing.map(lambda b: ("blit*", b)),
         "flush_resource": thing.map(lambda r: ("flush_resource", r)),
         "invalidate_resource": thing.map(lambda r: ("invalidate_resource", r)),
         "emit_string_marker": junk.map(lambda m: ("emit_string_marker", m)),
@@ -527,8 +527,8 @@ CALLS.update(
         "set_clip_hostile": st.builds(
             pipe.ClipState, ucp=st.lists(st.lists(st.one_of(size, junk), max_size=5), max_size=9)
         ).map(lambda c: ("set_clip_state", c)),
-        "generate_mipmap": st.tuples(thing, junk, small, small, small, small).map(
-            lambda a: ("generate_mipmap", *a)
+        "generate_mipmap_any": st.tuples(thing, junk, small, small, small, small).map(
+            lambda a: ("generate_mipmap*", *a)
         ),
         "set_device_reset_callback": junk.map(lambda c: ("set_device_reset_callback", c)),
         "stream_output_target_destroy": thing.map(lambda t: ("stream_output_target_destroy", t)),

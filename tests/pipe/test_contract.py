@@ -221,16 +221,24 @@ BAD_CALLS = [
     ("bind_tes_state of a non-None state", UnsupportedError,
      "tessellation shaders are not supported by numpipe",
      lambda e: e.ctx.bind_tes_state(e.gs)),
-    ("set_window_rectangles", UnsupportedError,
-     "1 window rectangles: numpipe implements 0 (PIPE_CAP_MAX_WINDOW_RECTANGLES)",
-     lambda e: e.ctx.set_window_rectangles(True, [pipe.ScissorState(0, 0, 4, 4)])),
-    ("set_min_samples(4)", UnsupportedError, "sample shading (min_samples 4) is not supported",
-     lambda e: e.ctx.set_min_samples(4)),
+    ("set_window_rectangles with 9", PipeValueError,
+     "rects must hold at most 8 (the cap's count)",
+     lambda e: e.ctx.set_window_rectangles(True, [pipe.ScissorState(0, 0, 4, 4)] * 9)),
+    ("set_min_samples(64)", PipeValueError, "min_samples must be in [0, 32]",
+     lambda e: e.ctx.set_min_samples(64)),
     ("create_sampler_state with anisotropy", UnsupportedError,
      "anisotropic filtering (state.max_anisotropy 16) is not implemented by numpipe",
      lambda e: e.ctx.create_sampler_state(pipe.SamplerState(max_anisotropy=16))),
-    ("blit(None)", UnsupportedError, "blit is not implemented by numpipe yet",
+    ("blit(None)", PipeTypeError, "info must be a pipe.BlitInfo",
      lambda e: e.ctx.blit(None)),
+    ("blit from a destroyed texture", PipeValueError, "info.src.resource has been destroyed",
+     lambda e: e.ctx.blit(pipe.BlitInfo(
+         dst=pipe.BlitImage(e.tex, 0, pipe.Box(0, 0, 0, 4, 4, 1), RGBA8),
+         src=pipe.BlitImage(e.dead_tex, 0, pipe.Box(0, 0, 0, 4, 4, 1), RGBA8)))),
+    ("clear_texture of a destroyed texture", PipeValueError, "resource has been destroyed",
+     lambda e: e.ctx.clear_texture(e.dead_tex, 0, pipe.Box(0, 0, 0, 1, 1, 1), bytes(4))),
+    ("generate_mipmap of a destroyed texture", PipeValueError, "resource has been destroyed",
+     lambda e: e.ctx.generate_mipmap(e.dead_tex, RGBA8, 0, 0, 0, 0)),
     ("set_stream_output_targets", UnsupportedError, "stream output is not implemented",
      lambda e: e.ctx.set_stream_output_targets([object()], [0])),
     ("set_polygon_stipple(None)", PipeTypeError, "stipple must be a pipe.PolyStipple",
@@ -368,8 +376,9 @@ def test_threaded_imports_nothing_from_the_driver():
 
 def test_support_follows_the_caps(screen):
     s = screen.support
-    assert s.max_window_rectangles == screen.get_param(pipe.Cap.MAX_WINDOW_RECTANGLES) == 0
-    assert s.sample_shading is bool(screen.get_param(pipe.Cap.SAMPLE_SHADING)) is False
+    assert s.max_window_rectangles == screen.get_param(pipe.Cap.MAX_WINDOW_RECTANGLES) == 8
+    assert s.sample_shading is bool(screen.get_param(pipe.Cap.SAMPLE_SHADING)) is True
+    assert s.multisample is bool(screen.get_param(pipe.Cap.TEXTURE_MULTISAMPLE)) is True
     assert s.max_anisotropy == screen.get_paramf(pipe.CapF.MAX_TEXTURE_ANISOTROPY) == 0.0
     assert s.tessellation is False
     assert screen.get_shader_param(pipe.ShaderType.TESS_CTRL, pipe.ShaderCap.MAX_INSTRUCTIONS) == 0

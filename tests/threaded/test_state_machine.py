@@ -39,7 +39,7 @@ T = pipe.Transfer
 BUF_SIZE = 512
 TEX = 16
 VB_BYTES = 3 * 32  # one triangle: position and colour, float32
-EXAMPLES = int(os.environ.get("STATE_MACHINE_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("STATE_MACHINE_EXAMPLES", "40"))
 # STATE_MACHINE_SHRINK=0: report the first failing sequence as found (quicker
 # when a timing-dependent failure makes shrinking slow)
 PHASES = [

@@ -33,6 +33,7 @@ worker is kept with its scene and raised at the context's next sync point
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import os
 import threading

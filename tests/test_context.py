@@ -310,6 +310,40 @@ def test_a_checked_draw_info_is_a_private_copy_not_checked_twice(screen):
     assert checked.count == 3
 
 
+def test_a_draw_info_passed_again_unchanged_is_not_checked_again(screen):
+    """The same DrawInfo with the same fields gets the same checked copy back
+    (no second check); a changed field, user indices, a destroyed index
+    buffer or an indirect draw make a new check."""
+    from gallium.pipe.checks import check_draw_info
+
+    sup = screen.support
+    info = pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3)
+    first = check_draw_info(info, sup)
+    assert check_draw_info(info, sup) is first
+    info.count = 6
+    second = check_draw_info(info, sup)
+    assert second is not first and (second.count, first.count) == (6, 3)
+    info.count = -1
+    with pytest.raises(ValueError, match=r"info\.count"):
+        check_draw_info(info, sup)
+    # user indices: the caller may rewrite them between the calls
+    idx = np.array([0, 1, 2], np.uint16)
+    user = pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, count=3, index_size=2, index=idx)
+    assert check_draw_info(user, sup) is not check_draw_info(user, sup)
+    # an index buffer destroyed since
+    buf = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.BUFFER, format=pipe.Format.NONE, width0=6,
+            bind=pipe.Bind.INDEX_BUFFER,
+        )
+    )  # fmt: skip
+    indexed = pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, count=3, index_size=2, index=buf)
+    assert check_draw_info(indexed, sup) is check_draw_info(indexed, sup)
+    screen.resource_destroy(buf)
+    with pytest.raises(ValueError, match="destroyed"):
+        check_draw_info(indexed, sup)
+
+
 @pytest.mark.parametrize(("count", "instances"), [(2**31, 1), (3, 2**31 - 1), (2**13, 2**12)])
 def test_a_draw_of_too_many_vertices_is_refused_at_the_call(screen, ctx, count, instances):
     """count x instance_count past numpipe's limit (MAX_DRAW_VERTICES) raises

@@ -103,7 +103,7 @@ CALLS: dict[str, Access] = {
     "texture_barrier": STATE("_apply_texture_barrier"),
     "memory_barrier": STATE("_apply_memory_barrier"),
     # -- drawing and compute: the bound resources -------------------------------------
-    "draw_vbo": Access("draw_vbo", reads=lambda info: _index_buffer(info), bound="draw"),
+    "draw_vbo": Access("_apply_draw_vbo", reads=lambda info: _index_buffer(info), bound="draw"),
     "clear": Access("_apply_clear", bound="clear"),
     "launch_grid": Access(
         "_apply_launch_grid",

@@ -44,7 +44,7 @@ import numpy as np
 
 from workers.job import SceneJob
 
-from ..draw.fetch import BoundVertexBuffer, check_index_range
+from ..draw.fetch import BoundVertexBuffer
 from ..draw.pipeline import GEOMETRY, Draw, DrawPipeline, VertexProgram, kind_of
 from ..draw.vs import link as link_outputs
 from ..draw.vs import sprite_slots
@@ -1034,40 +1034,43 @@ class NumpipeContext:
         at once: the same pixels, one pass per draw.
         """
         self._check_alive()
-        draw = self._prepare_draw(info)
-        if draw is None:
-            return
-        self.stats["draws"] += 1
-        if self._draws.add(draw) or not self.batch_draws:
-            self._run_draws()
-
-    def _prepare_draw(self, info: DrawInfo) -> Draw | None:
-        """Validate a draw against the bound state; return it as a queued
-        :class:`~gallium.draw.pipeline.Draw`, or None when there is nothing
-        to draw.  Everything that could make the draw fail is checked here,
-        so that a draw that was accepted runs."""
         info = checks.check_draw_info(info, self.support)
-        mode = info.mode
-        vs = self._shaders[ShaderType.VERTEX]
-        fs = self._shaders[ShaderType.FRAGMENT]
-        gs = self._shaders[ShaderType.GEOMETRY]
+        shaders = self._shaders
+        checks.check_draw_state(
+            info,
+            shaders[ShaderType.VERTEX],
+            shaders[ShaderType.FRAGMENT],
+            shaders[ShaderType.GEOMETRY],
+            self._velems,
+            self._rast.state,
+            self._fb,
+            self.support,
+        )
+        self._apply_draw_vbo(info)
+
+    def _apply_draw_vbo(self, info: DrawInfo) -> None:
+        """draw_vbo of a checked ``info`` whose draw was checked against the
+        bound state (by draw_vbo, or by a wrapping context against the same
+        state: the threaded context's recorded draws).  Everything that could
+        make the draw fail was checked, so a draw accepted here runs."""
+        if info.count == 0 or info.instance_count == 0:
+            return
+        if not self._render_condition_passes():
+            return
         rast = self._rast.state
-        checks.check_draw_state(info, vs, fs, gs, self._velems, rast, self._fb, self.support)
+        if rast.rasterizer_discard:
+            return
         index_data = None
         if info.index_size:
             if isinstance(info.index, Resource):
                 index_data = info.index.storage
             else:  # user indices: the draw runs later, the caller may reuse them
                 index_data = _user_bytes(info.index, "info.index").copy()
-            check_index_range(index_data, info.index_size, info.start, info.count)
-        kind = kind_of(mode, gs is not None)
-        if info.count == 0 or info.instance_count == 0:
-            return None
-        if not self._render_condition_passes():
-            return None
-        if rast.rasterizer_discard:
-            return None
-        return self._queued_draw(info, index_data, kind)
+        kind = kind_of(info.mode, self._shaders[ShaderType.GEOMETRY] is not None)
+        draw = self._queued_draw(info, index_data, kind)
+        self.stats["draws"] += 1
+        if self._draws.add(draw) or not self.batch_draws:
+            self._run_draws()
 
     # -- the state a queued draw keeps (see gallium/draw/pipeline.py) -------------
     #

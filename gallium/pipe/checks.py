@@ -29,6 +29,8 @@ import dataclasses
 import enum
 import math
 import numbers
+import operator
+import threading
 from typing import Any
 
 import numpy as np
@@ -1234,15 +1236,42 @@ _DRAW_U32_FIELDS = (
 )
 
 
+_draw_fields = operator.attrgetter(*_DRAW_FIELDS)
+# Per thread: the last DrawInfo checked, its fields then, and the copy made.
+_last_draw = threading.local()
+
+
 def check_draw_info(info: Any, support: Support) -> DrawInfo:
     """Validate a DrawInfo's fields; return a copy holding plain ints and bools.
 
     The index data itself (``index``) is checked where it is read, since a
     resource's contents may change until the draw runs.  A copy this
-    function made is returned as it is.
+    function made is returned as it is.  The same DrawInfo passed again with
+    the same fields (applications reuse theirs draw after draw) gets the same
+    copy back without checking again -- unless its indices are user memory,
+    which the caller may have rewritten, or its index buffer has been
+    destroyed since, or it is indirect or draws a stream output's count (their
+    objects may have changed in place); nothing changes a checked copy.
     """
     if type(info) is _CheckedDrawInfo:
         return info
+    last = getattr(_last_draw, "memo", None)
+    if last is not None and last[0] is info and last[1] is support:
+        fields = _draw_fields(info)
+        if fields == last[2] and not getattr(last[3].index, "destroyed", False):
+            return last[3]
+    out = _check_draw_info(info, support)
+    if (
+        type(info) is DrawInfo
+        and (not out.index_size or isinstance(out.index, Resource))
+        and out.indirect is None
+        and out.count_from_stream_output is None
+    ):
+        _last_draw.memo = (info, support, _draw_fields(info), out)
+    return out
+
+
+def _check_draw_info(info: Any, support: Support) -> DrawInfo:
     if not isinstance(info, DrawInfo):
         raise bad_type("info", "a pipe.DrawInfo", info)
     if info.indirect is not None and not support.draw_indirect:

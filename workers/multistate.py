@@ -239,7 +239,9 @@ def _resolve(scene, cmd, ids: np.ndarray, y0: int, y1: int) -> None:
         return
     # the fragments that reach the colour: a pixel's last passing fragment
     # that replaces it, and the passing fragments after it
-    replaces = np.array([_replaces(st, scene) for st in states], bool)
+    replaces = cmd.__dict__.get("_replaces")
+    if replaces is None:
+        replaces = cmd.__dict__["_replaces"] = np.array([_replaces(st, scene) for st in states])
     j = np.arange(n, dtype=np.int64)
     cand = np.where(passed & np.take(replaces, fstate), j, -1)
     last_rep = np.maximum.reduceat(cand, first)

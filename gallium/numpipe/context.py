@@ -251,7 +251,8 @@ class NumpipeContext:
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
         self._programs: dict[tuple, VertexProgram] = {}  # interned
-        self._frags: dict[tuple, FragmentSnapshot] = {}  # interned
+        self._frags: dict[tuple, FragmentBase] = {}  # interned
+        self._frag_snaps: dict[tuple, FragmentSnapshot] = {}  # interned too
         self._counting: tuple = ()  # active queries counting primitives
         self.stats = {
             "draws": 0,
@@ -1268,7 +1269,15 @@ class NumpipeContext:
                     deps.append((res, res.storage))
                 else:
                     consts[idx] = (None, data)
-        return FragmentSnapshot(base, tuple(consts))
+        # the same base and constants as a snapshot made before in this frame:
+        # that one (draws switching between a few states share a few)
+        key = (id(base), tuple(id(c) for _, c in consts))
+        snap = self._frag_snaps.get(key)
+        if snap is None or snap.base is not base:
+            if len(self._frag_snaps) >= 256:
+                self._frag_snaps.clear()
+            snap = self._frag_snaps[key] = FragmentSnapshot(base, tuple(consts))
+        return snap
 
     def _part_fbase(self, resources: list, deps: list) -> FragmentBase:
         """Everything of a draw's fragment side but the constants (interned:
@@ -1369,6 +1378,7 @@ class NumpipeContext:
         # (an old snapshot must not keep a replaced storage or texture alive)
         self._programs.clear()
         self._frags.clear()
+        self._frag_snaps.clear()
         scene = self._scene
         if scene is None or scene.empty:
             self._scene = None

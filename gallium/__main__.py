@@ -1,4 +1,4 @@
-"""``python -m gallium info | demo | bench``."""
+"""``python -m gallium info | demo | trace info|dump | replay | bench``."""
 
 from __future__ import annotations
 
@@ -46,11 +46,23 @@ def main(argv: list[str]) -> int:
         from gallium.demo import main as demo_main
 
         return demo_main(argv[2:])
+    if cmd == "trace":
+        from gallium.trace.cli import trace_main
+
+        return trace_main(argv[2:])
+    if cmd == "replay":
+        from gallium.trace.cli import replay_main
+
+        return replay_main(argv[2:])
     if cmd == "bench":
         from bench.__main__ import main as bench_main
 
         return bench_main(argv[2:])
-    print("usage: python -m gallium info | demo | bench", file=sys.stderr)
+    print(
+        "usage: python -m gallium info | demo | trace info|dump FILE "
+        "| replay FILE --out DIR | bench",
+        file=sys.stderr,
+    )
     return 2
 
 

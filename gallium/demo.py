@@ -196,7 +196,7 @@ async def render(frames: int, size: int, out_dir: Path, workers: int | None) -> 
             )
         )
         triangles += bg.shape[0] // 3 + cube_idx.size // 3
-        await ctx.flush()
+        await ctx.flush(pipe.Flush.END_OF_FRAME)
         if frame % max(1, frames // 4) == 0 or frame == frames - 1:
             img = read_texture_rgba8(ctx, rt)
             written.append(write_png(out_dir / f"frame_{frame:03d}.png", img))

@@ -34,6 +34,18 @@ from .calls import KEYS, KIND, METHODS, OPS, PARAMS
 from .format import BlobRef, Encoder, Raw, Ref
 
 
+def header_value() -> tuple:
+    """The HEADER record's value: format version, writer, name tables."""
+    return (
+        fmt.VERSION,
+        f"numpipe {__version__} gallium.trace",
+        list(METHODS),
+        fmt.template_table(),
+        list(fmt.ENUMS),
+        list(fmt.DTYPES),
+    )
+
+
 class _Entry:
     __slots__ = ("creator", "definition", "name")
 
@@ -59,15 +71,7 @@ class TraceEncoder:
         self._enc = Encoder(self._ref, self._blob)
         self._chunk = bytearray()
         self._chunk_first = 0
-        header = (
-            fmt.VERSION,
-            f"numpipe {__version__} gallium.trace",
-            list(METHODS),
-            fmt.template_table(),
-            list(fmt.ENUMS),
-            list(fmt.DTYPES),
-        )
-        self.writer.put(fmt.HEADER, fmt.encode_value(header))
+        self.writer.put(fmt.HEADER, fmt.encode_value(header_value()))
 
     # -- helpers -----------------------------------------------------------------------
 

@@ -318,7 +318,9 @@ class Replayer:
         try:
             return getattr(target, attr)(*a, **k)
         except (PipeError, TypeError, ValueError, NotImplementedError) as exc:
-            raise TraceReplayError(f"{where}: {name} failed: {exc}") from exc
+            raise TraceReplayError(
+                f"{where}: {name} failed: {exc}" if where else f"{name} failed: {exc}"
+            ) from exc
 
     def _execute(self, call: Call) -> None:
         name = call.name
@@ -373,8 +375,10 @@ class Replayer:
                         self.contexts.remove(target)
             else:  # state, exec, destroy
                 self._invoke(target, name, call.args, call.kw, where)
-        except TraceReplayError:
-            raise
+        except TraceReplayError as exc:
+            if str(exc).startswith(where):
+                raise
+            raise TraceReplayError(f"{where}: {exc}") from exc
         except TraceFormatError:
             raise
         except Exception as exc:

@@ -135,6 +135,7 @@ class Replayer:
         self.established: set[int] = set()  # resources whose contents follow the recording
         self.contexts: list[Any] = []
         self._creator: dict[int, Any] = {}
+        self._at: int | None = None  # the frame the replay state is at the end of
 
     # -- public ---------------------------------------------------------------------------
 
@@ -191,21 +192,27 @@ class Replayer:
 
     def _run(self, first: int, last: int) -> Iterator[FrameImage]:
         frames = self.reader.frames
-        j = self.start_frame(first, last)
-        start_seg = frames[j].first if j is not None else 0
-        self._drop()
-        self._reset_state()
-        if start_seg > 0:
-            self._setup(start_seg)
+        if self._at is not None and first == self._at + 1:
+            start_seg = frames[first].first  # the state is where the last run left it
+        else:
+            j = self.start_frame(first, last)
+            start_seg = frames[j].first if j is not None else 0
+            self._drop()
+            self._reset_state()
+            if start_seg > 0:
+                self._setup(start_seg)
         emit = {frames[k].last: k for k in range(first, last + 1)}
         for seg in range(start_seg, frames[last].last + 1):
+            self._at = None  # mid-frame until the frame's last segment is done
             for call in self.reader.calls(seg):
                 self._execute(call)
             end = self.reader.segments[seg].end
             if seg in emit and end is not None:
+                self._at = emit[seg]
                 yield self._outputs(emit[seg], end)
 
     def _drop(self) -> None:
+        self._at = None
         for ctx in self.contexts:
             try:
                 ctx.destroy()

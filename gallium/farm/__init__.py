@@ -1,0 +1,282 @@
+"""Rendering on many processes or machines with Dask distributed.
+
+``replay(trace, cluster="local:2")`` renders a trace's frames on Dask
+workers and yields them in frame order (as :func:`gallium.trace.replay`
+does); ``replay_to_files`` writes them as PNGs (``python -m gallium replay
+FILE --out DIR --dask ...``); ``map(fn, items)`` runs ``fn(screen, item)``
+for each item on the workers, with each worker process's own numpipe screen.
+
+How it works: each worker process keeps one numpipe screen and each trace it
+has opened (gallium/farm/worker.py).  The trace reaches every worker once:
+as a path the workers read (a LocalCluster shares this machine's files), or
+scattered to all of them as bytes (``scatter=True``, the default for a
+``tcp://`` scheduler, whose workers may not see the client's files).  Frames
+are submitted in small runs with ``client.map`` -- a run's first frame
+replays from the state stored at its start, the rest follow in sequence --
+and gathered with ``as_completed``; a worker lost mid-run (killed, crashed)
+has its runs retried elsewhere by the scheduler, and a task that raises is
+retried ``retries`` times.  Replay is deterministic, so every frame is
+bit-identical to a local replay wherever it ran.
+
+``cluster`` is ``"local:N"`` (a ``distributed.LocalCluster`` of N worker
+processes, one thread each, made and closed around the call), an address
+like ``"tcp://host:8786"`` (a running scheduler), or a ``distributed.Client``.
+Needs the ``farm`` extra: ``pip install 'numpipe[farm]'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .worker import render_frames, run_function, worker_screen
+
+__all__ = ["cluster_client", "map", "replay", "replay_to_files", "worker_screen"]
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover - the farm extra is installed by make test
+        raise ImportError(
+            "gallium.farm needs Dask distributed: pip install 'numpipe[farm]'"
+        ) from None
+    return distributed
+
+
+@contextlib.contextmanager
+def cluster_client(cluster: Any = "local:2", threads: int | None = 1) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``cluster`` (see module doc), closed afterwards
+    if it was made here; every worker gets a numpipe screen of ``threads`` workers."""
+    distributed = _distributed()
+    if isinstance(cluster, distributed.Client):
+        _register(cluster, threads)
+        yield cluster
+        return
+    if not isinstance(cluster, str):
+        raise TypeError(
+            f"cluster must be 'local:N', a scheduler address or a Client; got {cluster!r}"
+        )
+    if cluster.startswith("local:"):
+        try:
+            n = int(cluster.split(":", 1)[1])
+        except ValueError:
+            raise ValueError(f"cluster {cluster!r}: local:N needs a number of workers") from None
+        if n < 1:
+            raise ValueError(f"cluster {cluster!r}: local:N needs at least one worker")
+        with (
+            distributed.LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            ) as lc,
+            distributed.Client(lc) as client,
+        ):
+            _register(client, threads)
+            yield client
+        return
+    with distributed.Client(cluster) as client:
+        _register(client, threads)
+        yield client
+
+
+def _register(client: Any, threads: int | None) -> None:
+    from .plugin import ScreenPlugin
+
+    plugin = ScreenPlugin(threads)
+    try:
+        client.register_plugin(plugin, name=f"{ScreenPlugin.name}-{threads}")
+    except AttributeError:  # older distributed
+        client.register_worker_plugin(plugin, name=f"{ScreenPlugin.name}-{threads}")
+
+
+def _source(client: Any, trace: Any, scatter: bool | None, local: bool) -> tuple[tuple, Any]:
+    """What tasks receive to open the trace: a path, or a token and scattered bytes."""
+    if isinstance(trace, (bytes, bytearray)):
+        scatter, data = True, bytes(trace)
+    else:
+        path = Path(trace).resolve()
+        if scatter is None:
+            scatter = not local
+        if not scatter:
+            st = path.stat()
+            return ("path", str(path), st.st_size, st.st_mtime_ns), None
+        data = path.read_bytes()
+    from ..trace.format import digest
+
+    token = ("bytes", digest(data).hex())
+    return token, client.scatter(data, broadcast=True, hash=False)
+
+
+def _runs(frames: list[int], workers: int, run: int | None) -> list[tuple[int, int]]:
+    """Consecutive frames grouped into runs of up to ``run`` frames (default: about
+    four runs per worker, at most 8 frames a run)."""
+    if run is None:
+        run = max(1, min(8, len(frames) // max(1, 4 * workers)))
+    out: list[tuple[int, int]] = []
+    for k in frames:
+        if out and k == out[-1][0] + out[-1][1] and out[-1][1] < run:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((k, 1))
+    return out
+
+
+def _farm(
+    trace: Any,
+    frames: Any,
+    cluster: Any,
+    threaded: bool,
+    targets: bool,
+    encode: bool,
+    scatter: bool | None,
+    progress: bool,
+    retries: int,
+    run: int | None,
+    threads: int | None,
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(frame index, result)`` in frame order."""
+    from ..trace import TraceReader
+    from ..trace.cli import Progress
+    from ..trace.replay import parse_frames
+
+    distributed = _distributed()
+    if isinstance(trace, (bytes, bytearray)):
+        count = len(TraceReader(bytes(trace)).frames)
+    else:
+        with TraceReader(trace) as reader:  # checked here once: a bad file fails early
+            count = len(reader.frames)
+    wanted = sorted(set(parse_frames(frames, count)))
+    local = isinstance(cluster, str) and cluster.startswith("local:")
+    with cluster_client(cluster, threads) as client:
+        source, data = _source(client, trace, scatter, local)
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        runs = _runs(wanted, workers, run)
+        futures = [
+            client.submit(
+                render_frames, source, data, first, n, threaded, targets, encode, threads,
+                key=f"numpipe-frames-{source[1][-16:]}-{first}-{n}-{int(threaded)}{int(targets)}",
+                retries=retries, pure=False,
+            )
+            for first, n in runs
+        ]  # fmt: skip
+        bar = Progress(len(wanted), enabled=progress)
+        done: dict[int, Any] = {}
+        nxt = 0
+        try:
+            for fut in distributed.as_completed(futures):
+                for index, result in fut.result():
+                    done[index] = result
+                    bar.step()
+                while nxt < len(wanted) and wanted[nxt] in done:
+                    yield wanted[nxt], done.pop(wanted[nxt])
+                    nxt += 1
+        finally:
+            bar.done()
+            client.cancel(futures)
+
+
+def replay(
+    trace: str | os.PathLike | bytes,
+    frames: Any = None,
+    *,
+    cluster: Any = "local:2",
+    threaded: bool = True,
+    scatter: bool | None = None,
+    progress: bool = False,
+    retries: int = 3,
+    run: int | None = None,
+    threads: int | None = 1,
+) -> Iterator[Any]:
+    """Like :func:`gallium.trace.replay`, on Dask workers: each selected frame's colour
+    buffer, (H, W, 4) RGBA8, in frame order."""
+    for _, img in _farm(
+        trace, frames, cluster, threaded, False, False, scatter, progress, retries, run, threads
+    ):
+        yield img.color
+
+
+def replay_to_files(
+    trace: str | os.PathLike,
+    out: str | os.PathLike,
+    frames: Any = None,
+    *,
+    cluster: Any = "local:2",
+    threaded: bool = True,
+    targets: bool = False,
+    scatter: bool | None = None,
+    progress: bool = False,
+    retries: int = 3,
+    run: int | None = None,
+    threads: int | None = 1,
+) -> int:
+    """Render frames on Dask workers (which encode the PNGs) and write them under
+    ``out`` with the names a local replay gives; returns the number of frames."""
+    from ..trace import TraceReader
+    from ..trace.images import frame_files
+
+    with TraceReader(trace) as reader:
+        names = frame_files(len(reader.frames))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for index, pngs in _farm(
+        trace, frames, cluster, threaded, targets, True, scatter, progress, retries, run, threads
+    ):
+        for suffix, data in pngs.items():
+            (out / f"{names(index)}{suffix}.png").write_bytes(data)
+        n += 1
+    return n
+
+
+def map(
+    fn: Any,
+    items: Iterable[Any],
+    *,
+    cluster: Any = "local:2",
+    out: str | os.PathLike | None = None,
+    progress: bool = False,
+    retries: int = 3,
+    threads: int | None = 1,
+) -> list[Any]:
+    """Run ``fn(screen, item)`` for every item on the workers, ``screen`` being the
+    worker process's numpipe screen; results in item order.  With ``out``, each
+    result (an (H, W, 4) RGBA8 array) is written as ``out/item_NNNNNN.png`` and the
+    paths are returned instead."""
+    from ..trace.cli import Progress
+    from ..trace.images import png_bytes
+
+    distributed = _distributed()
+    items = list(items)
+    with cluster_client(cluster, threads) as client:
+        futures = client.map(
+            run_function, [fn] * len(items), items, [threads] * len(items),
+            retries=retries, pure=False,
+        )  # fmt: skip
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: list[Any] = [None] * len(items)
+        bar = Progress(len(items), enabled=progress, label="items")
+        try:
+            for fut in distributed.as_completed(futures):
+                results[index[fut.key]] = fut.result()
+                bar.step()
+        finally:
+            bar.done()
+            client.cancel(futures)
+    if out is None:
+        return results
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    digits = max(6, len(str(max(len(items) - 1, 0))))
+    paths = []
+    for i, img in enumerate(results):
+        p = out / f"item_{i:0{digits}d}.png"
+        p.write_bytes(png_bytes(img))
+        paths.append(p)
+    return paths

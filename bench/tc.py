@@ -500,7 +500,67 @@ def measure_lag(quick: bool = False) -> dict:
     return out
 
 
-FIGURES = {"calls": measure_calls, "overlap": measure_overlap, "lag": measure_lag}
+def measure_trace(quick: bool = False) -> dict:
+    """Issue 22's recording cost: the ``calls`` loop on a threaded context and on a
+    recording (gallium.trace) wrapper of a threaded context, alternating in one
+    process.  ``recording_ratio``: traced / plain time of the recording loop (the
+    recording calls themselves; the recorder holds the loop's records until the
+    flush, as it does within a frame); ``with_encode_ratio``: the same with the
+    flush that ends the loop, where the recorder encodes everything it holds."""
+    import os
+    import shutil
+    import tempfile
+
+    from gallium import trace
+
+    n = 40_000 if quick else 200_000
+    reps = 3 if quick else 7
+    tmp = tempfile.mkdtemp(prefix="numpipe-trace-bench-")
+    plain_screen = gallium.create_screen(trace=False)
+    traced_screen = trace.record(
+        gallium.create_screen(trace=False), os.path.join(tmp, "calls.trace"), pending_calls=2 * n
+    )
+    out: dict = {"calls_per_rep": n, "reps": reps}
+    try:
+        ctxs = {
+            "threaded": plain_screen.context_create(threaded=True),
+            "traced": traced_screen.context_create(threaded=True),
+        }
+        for c in ctxs.values():
+            _call_loop(c, n // 10)  # warm-up
+        rec: dict = {k: [] for k in ctxs}
+        drained: dict = {k: [] for k in ctxs}
+        for rep in range(reps):
+            order = list(ctxs) if rep % 2 == 0 else list(reversed(ctxs))
+            for k in order:
+                r, d = _call_loop(ctxs[k], n)
+                rec[k].append(r)
+                drained[k].append(d)
+        for k in ctxs:
+            out[k] = {
+                "calls_per_s": statistics.median(rec[k]),
+                "calls_per_s_with_drain": statistics.median(drained[k]),
+            }
+        out["recording_ratio"] = out["threaded"]["calls_per_s"] / out["traced"]["calls_per_s"]
+        out["with_encode_ratio"] = (
+            out["threaded"]["calls_per_s_with_drain"] / out["traced"]["calls_per_s_with_drain"]
+        )
+        for c in ctxs.values():
+            c.destroy()
+    finally:
+        traced_screen.destroy()
+        plain_screen.destroy()
+        out["trace_bytes"] = os.path.getsize(os.path.join(tmp, "calls.trace"))
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+FIGURES = {
+    "calls": measure_calls,
+    "overlap": measure_overlap,
+    "lag": measure_lag,
+    "trace": measure_trace,
+}
 
 
 def main(argv: list[str]) -> int:

@@ -12,10 +12,12 @@ driver it wraps (recorder.py).
 
 from __future__ import annotations
 
+from .context import TraceContext
 from .format import TraceFormatError
 from .reader import Call, Frame, TraceReader
-from .recorder import TraceContext, TraceScreen, record, record_from_environment
+from .recorder import record, record_from_environment
 from .replay import FrameImage, Replayer, TraceReplayError, parse_frames, replay
+from .screen import TraceScreen
 
 __all__ = [
     "Call",

@@ -31,7 +31,7 @@ from .. import __version__
 from . import calls
 from . import format as fmt
 from .calls import KEYS, KIND, METHODS, OPS, PARAMS
-from .format import BlobRef, Encoder, Raw, Ref
+from .format import LIST_MARK, REF_MARK, BlobRef, Encoder, Raw, Ref
 
 
 def header_value() -> tuple:
@@ -44,6 +44,21 @@ def header_value() -> tuple:
         list(fmt.ENUMS),
         list(fmt.DTYPES),
     )
+
+
+_CALL_HEAD = bytes([fmt.T_TUPLE, 5])
+_ENTRY_HEAD = bytes([fmt.T_TUPLE, 3])
+
+
+def _items(v: Any) -> Any:
+    """The items of a list argument, snapshotted ``(LIST_MARK, items)`` or not."""
+    if type(v) is tuple and len(v) == 2 and v[0] is LIST_MARK:
+        return v[1]
+    return v
+
+
+def _op_bytes(op: int) -> bytes:
+    return fmt.encode_value(op)
 
 
 class _Entry:
@@ -68,7 +83,8 @@ class TraceEncoder:
         self.segment = 0
         self.ncalls = 0
         self._seen: list[int] = []
-        self._enc = Encoder(self._ref, self._blob)
+        self._enc = Encoder(self._ref, self._blob)  # writes straight into the chunk
+        self._aside = Encoder(self._ref, self._blob)  # definitions and state entries
         self._chunk = bytearray()
         self._chunk_first = 0
         self.writer.put(fmt.HEADER, fmt.encode_value(header_value()))
@@ -91,19 +107,19 @@ class TraceEncoder:
 
     def _encode(self, v: Any) -> tuple[bytes, frozenset]:
         """Encode one value; also the ids of the objects it refers to."""
-        enc = self._enc
-        saved = enc.take()
+        enc = self._aside
         self._seen = []
         try:
             enc.value(v)
         except (TypeError, ValueError, OverflowError) as exc:
             enc.take()
             enc.value(fmt.Opaque(f"unrecordable value: {exc}"))
-        out = bytes(enc.take())
-        enc.out = saved
-        return out, frozenset(self._seen)
+        return bytes(enc.take()), frozenset(self._seen)
 
     def _tid(self, obj: Any) -> int | None:
+        """The id of an object in a record: a snapshot's (REF_MARK, id), or the object."""
+        if type(obj) is tuple and len(obj) == 2 and obj[0] is REF_MARK:
+            return obj[1]
         info = self.tr.objs.get(id(obj))
         return None if info is None else info.tid
 
@@ -114,10 +130,13 @@ class TraceEncoder:
         n = len(pend)
         items = pend[:n]
         del pend[:n]
-        from .recorder import BOUNDARY_MARK
+        from .recorder import BOUNDARY_MARK, FLAT_REF, expand_flat
 
         for item in items:
-            if item[0] == BOUNDARY_MARK:
+            op = item[0]
+            if op >= FLAT_REF:
+                self._call(*expand_flat(item))
+            elif op == BOUNDARY_MARK:
                 self._boundary(item[1], *item[2])
             else:
                 self._call(*item)
@@ -171,7 +190,9 @@ class TraceEncoder:
             if name == "destroy_query" and tid is not None:
                 self.active.pop(tid, None)
         elif kind == calls.STATE:
-            self._state(target, name, args, kw)
+            if self._state(target, name, args, kw):
+                self._emit(op, target, args, kw, result, (target, (name,)))
+                return
         elif kind == calls.MAP:
             xtid = self._tid(result)
             if xtid is not None:
@@ -197,11 +218,36 @@ class TraceEncoder:
             rec_result = result
         self._emit(op, target, args, kw, rec_result)
 
-    def _emit(self, op: int, target: int, args: Any, kw: Any, result: Any) -> None:
-        encoded, _ = self._encode((op, target, args, kw, result))
-        if not self._chunk:
+    def _emit(
+        self, op: int, target: int, args: Any, kw: Any, result: Any, state: tuple | None = None
+    ) -> None:
+        """Append one call to the chunk.  ``state``: ``(context, key)`` whose bound-state
+        entry becomes this call's ``(op, args, kwargs)``, from the same bytes."""
+        chunk = self._chunk
+        if not chunk:
             self._chunk_first = self.ncalls
-        self._chunk += encoded
+        start = len(chunk)
+        enc = self._enc
+        enc.out = chunk
+        try:
+            chunk += _CALL_HEAD
+            enc.value(op)
+            enc.value(target)
+            self._seen = []
+            a = len(chunk)
+            enc.value(args)
+            enc.value(kw)
+            c = len(chunk)
+            enc.value(result)
+        except (TypeError, ValueError, OverflowError) as exc:
+            del chunk[start:]
+            enc.out = chunk
+            self._emit(op, target, (fmt.Opaque(f"unrecordable arguments: {exc}"),), None, None)
+            return
+        if state is not None:
+            ctx, key = state
+            entry = _ENTRY_HEAD + _op_bytes(op) + chunk[a:c]
+            self.states.setdefault(ctx, {})[key] = (bytes(entry), frozenset(self._seen))
         self.ncalls += 1
 
     def _flush_chunk(self) -> None:
@@ -212,7 +258,9 @@ class TraceEncoder:
 
     # -- bound state -----------------------------------------------------------------------
 
-    def _state(self, ctx: int, name: str, args: tuple, kw: tuple | None) -> None:
+    def _state(self, ctx: int, name: str, args: tuple, kw: tuple | None) -> bool:
+        """Update the context's bound state; True when the call itself is the entry of
+        the one key ``(name,)`` (its bytes are then taken as the call is encoded)."""
         st = self.states.setdefault(ctx, {})
         mode = KEYS.get(name)
         op = OPS[name]
@@ -223,16 +271,16 @@ class TraceEncoder:
         if name == "render_condition":
             self.cond[ctx] = bool(args) and args[0] is not None
         elif name == "set_stream_output_targets":
-            self.so[ctx] = bool(args) and any(t is not None for t in args[0])
+            self.so[ctx] = bool(args) and any(t is not None for t in _items(args[0]))
         if mode == "slots+shader":
             shader, start, items = args
-            for i, item in enumerate(items):
+            for i, item in enumerate(_items(items)):
                 key = (name, int(shader), start + i)
                 st.pop(key, None)  # keep the order of the most recent binding
                 st[key] = self._encode((op, (shader, start + i, [item]), None))
         elif mode == "slots":
             start, items = args
-            for i, item in enumerate(items):
+            for i, item in enumerate(_items(items)):
                 key = (name, start + i)
                 st.pop(key, None)
                 st[key] = self._encode((op, (start + i, [item]), None))
@@ -241,7 +289,9 @@ class TraceEncoder:
             st.pop(key, None)
             st[key] = self._encode((op, args, None))
         else:
-            st[(name,)] = self._encode((op, args, kw))
+            st.setdefault((name,), (b"", frozenset()))
+            return True
+        return False
 
     # -- segment boundaries -----------------------------------------------------------------
 

@@ -328,9 +328,14 @@ class Raw:
         self.data = data
 
 
-TEMPLATE_MARK = object()  # first item of a snapshotted template: (TEMPLATE_MARK, cls, values)
+# Markers of the recorder's snapshots (snapshot.py): plain objects, which the
+# garbage collector does not track, heading tuples the encoder reads as
+# (TEMPLATE_MARK, class index, values), (LIST_MARK, items), (REF_MARK, id).
+TEMPLATE_MARK = object()
+LIST_MARK = object()
+REF_MARK = object()
 
-_TEMPLATE_IDS = {cls: i for i, cls in enumerate(TEMPLATES.values())}
+TEMPLATE_IDS = {cls: i for i, cls in enumerate(TEMPLATES.values())}
 _ENUM_IDS = {cls: i for i, cls in enumerate(ENUMS.values())}
 _DTYPE_IDS = {np.dtype(s): i for i, s in enumerate(DTYPES)}
 _pack_d = struct.Struct("<d").pack
@@ -363,71 +368,78 @@ class Encoder:
     def value(self, v: Any) -> None:
         out = self.out
         t = type(v)
-        if v is None:
+        if t is int:
+            if 0 <= v < 64:
+                out.append(T_INT)
+                out.append(v << 1)
+            else:
+                out.append(T_INT)
+                _varint(out, (v << 1) if v >= 0 else ((-v << 1) - 1))
+        elif t is tuple:
+            mark = v[0] if v else None
+            if mark is TEMPLATE_MARK:
+                out.append(T_TEMPLATE)
+                _varint(out, v[1])
+                self._items(v[2])
+            elif mark is REF_MARK:
+                out.append(T_REF)
+                _varint(out, v[1])
+            elif mark is LIST_MARK:
+                out.append(T_LIST)
+                self._items(v[1])
+            else:
+                out.append(T_TUPLE)
+                self._items(v)
+        elif v is None:
             out.append(T_NONE)
-        elif t is bool:
-            out.append(T_TRUE if v else T_FALSE)
-        elif t is int:
-            out.append(T_INT)
-            _varint(out, (v << 1) if v >= 0 else ((-v << 1) - 1))
         elif t is float:
             out.append(T_FLOAT)
             out += _pack_d(v)
-        elif t is str:
-            b = v.encode("utf-8", "surrogatepass")
-            out.append(T_STR)
-            _varint(out, len(b))
-            out += b
-        elif t is tuple:
-            if len(v) == 3 and v[0] is TEMPLATE_MARK:
-                cls, vals = v[1], v[2]
-                out.append(T_TEMPLATE)
-                _varint(out, _TEMPLATE_IDS[cls])
-                _varint(out, len(vals))
-                for x in vals:
-                    self.value(x)
-            else:
-                out.append(T_TUPLE)
-                _varint(out, len(v))
-                for x in v:
-                    self.value(x)
-        elif t is list:
-            out.append(T_LIST)
-            _varint(out, len(v))
-            for x in v:
-                self.value(x)
-        elif t is bytes:
-            self._bytes(v)
         elif t in _ENUM_IDS:
             out.append(T_ENUM)
             _varint(out, _ENUM_IDS[t])
             iv = int(v)
             _varint(out, (iv << 1) if iv >= 0 else ((-iv << 1) - 1))
+        elif t is bool:
+            out.append(T_TRUE if v else T_FALSE)
+        elif t is list:
+            out.append(T_LIST)
+            self._items(v)
+        elif t is str:
+            b = v.encode("utf-8", "surrogatepass")
+            out.append(T_STR)
+            _varint(out, len(b))
+            out += b
+        elif t is bytes:
+            self._bytes(v)
         elif t is np.ndarray:
             self._array(v)
-        elif isinstance(v, np.generic):
-            dt = v.dtype if v.dtype in _DTYPE_IDS else None
-            if dt is None:
-                self.value(v.item())
-            else:
-                out.append(T_SCALAR)
-                _varint(out, _DTYPE_IDS[dt])
-                out += v.tobytes()
         elif t is Raw:
             out += v.data
+        elif t is Ref:
+            out.append(T_REF)
+            _varint(out, v.tid)
+        elif t is BlobRef:
+            out.append(T_BLOB)
+            out += v.name
+        elif isinstance(v, np.generic):
+            if v.dtype in _DTYPE_IDS:
+                out.append(T_SCALAR)
+                _varint(out, _DTYPE_IDS[v.dtype])
+                out += v.tobytes()
+            else:
+                self.value(v.item())
         elif isinstance(v, Opaque):
             out.append(T_OPAQUE)
             self.value(v.text)
-        elif isinstance(v, Ref):
-            out.append(T_REF)
-            _varint(out, v.tid)
-        elif isinstance(v, BlobRef):
-            out.append(T_BLOB)
-            out += v.name
         elif isinstance(v, (bytearray, memoryview)):
             self._bytes(bytes(v))
-        elif t in TEMPLATE_FIELDS:  # an unsnapshotted template (definitions, boundaries)
-            self.value((TEMPLATE_MARK, t, tuple(getattr(v, f) for f in TEMPLATE_FIELDS[t])))
+        elif t in TEMPLATE_FIELDS:  # an unsnapshotted template (tests, decoded values)
+            out.append(T_TEMPLATE)
+            _varint(out, TEMPLATE_IDS[t])
+            self._items(tuple(getattr(v, f) for f in TEMPLATE_FIELDS[t]))
+        elif isinstance(v, bool):
+            self.value(bool(v))
         elif isinstance(v, int):  # an int subclass that is not a pipe enum
             self.value(int(v))
         elif isinstance(v, float):
@@ -442,6 +454,25 @@ class Encoder:
             else:
                 out.append(T_OPAQUE)
                 self.value(f"{type(v).__module__}.{type(v).__qualname__}")
+
+    def _items(self, items: Any) -> None:
+        """A count and the items; small ints, floats and None written inline (the
+        common leaves, without a call each)."""
+        out = self.out
+        _varint(out, len(items))
+        value = self.value
+        for x in items:
+            t = type(x)
+            if t is int and 0 <= x < 64:
+                out.append(T_INT)
+                out.append(x << 1)
+            elif t is float:
+                out.append(T_FLOAT)
+                out += _pack_d(x)
+            elif x is None:
+                out.append(T_NONE)
+            else:
+                value(x)
 
     def _bytes(self, b: bytes) -> None:
         out = self.out

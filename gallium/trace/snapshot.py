@@ -2,26 +2,34 @@
 
 The contract lets a caller change a template or reuse a buffer as soon as a
 call returns, so the recorder keeps its own copy of every argument -- but only
-of what can change: numbers, strings, enums and the driver's objects (known by
-their types, registered as the recorder sees them created) are kept as they
-are, lists and templates are rebuilt, numpy arrays and writable buffers are
-copied.  A template becomes the tuple ``(TEMPLATE_MARK, class, field values)``,
-which costs a fraction of ``copy.copy``.
+of what can change: numbers, strings and enums are kept as they are, lists and
+templates are rebuilt, numpy arrays and writable buffers are copied, and the
+driver's objects become their trace ids.  The snapshot is made of tuples of
+plain values only, tagged by marker objects:
+
+* ``(TEMPLATE_MARK, class index, field values)`` for a state template,
+* ``(LIST_MARK, items)`` for a list,
+* ``(REF_MARK, id)`` for an object the recorder registered,
+
+because the garbage collector stops tracking a tuple that holds nothing but
+such values: a frame's worth of pending records then costs the collector
+nothing, where tuples holding the driver's objects made every full collection
+walk them all (three times the recording call's cost, measured).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import Any
 
 import numpy as np
 
-from .format import ENUMS, TEMPLATE_FIELDS, TEMPLATE_MARK
+from .format import ENUMS, LIST_MARK, REF_MARK, TEMPLATE_FIELDS, TEMPLATE_IDS, TEMPLATE_MARK
 
-# Types whose values are kept as they are.  The recorder adds the driver's
-# object types here (Resource, CSO classes...) as it registers them: those are
-# references, recorded by identity.
-KEEP: set[type] = {int, float, bool, str, bytes, type(None), *ENUMS.values()}
+MARKS = (TEMPLATE_MARK, LIST_MARK, REF_MARK)
+# Types whose values are kept as they are.
+KEEP: frozenset[type] = frozenset({int, float, bool, str, bytes, type(None), *ENUMS.values()})
 
 
 def _getter(names: tuple[str, ...]):
@@ -31,39 +39,79 @@ def _getter(names: tuple[str, ...]):
     return operator.attrgetter(*names)
 
 
-GETTERS = {cls: _getter(names) for cls, names in TEMPLATE_FIELDS.items()}
-_issuperset = KEEP.issuperset
+_PRIMITIVE = {"int", "float", "bool", "str", "None", *ENUMS}
 
 
-def template(t: Any) -> tuple:
-    """A template's snapshot: ``(TEMPLATE_MARK, class, field values)``."""
-    cls = type(t)
-    vals = GETTERS[cls](t)
-    if not _issuperset(map(type, vals)):
-        vals = tuple(map(value, vals))
-    return (TEMPLATE_MARK, cls, vals)
+def _kind(annotation: Any) -> str:
+    """How a field declared ``annotation`` is snapshotted: "prim" (kept: numbers,
+    enums, strings -- a value the driver accepted there is one of those), "tuple"
+    (a tuple of numbers: made a tuple if it is a list or an array) or "other"."""
+    parts = [p.strip() for p in str(annotation).split("|")]
+    if all(p in _PRIMITIVE for p in parts):
+        return "prim"
+    if len(parts) == 1 and parts[0].startswith("tuple[") and parts[0].endswith("]"):
+        inner = [p.strip() for p in parts[0][6:-1].split(",")]
+        if all(p in _PRIMITIVE for p in inner):
+            return "tuple"
+    return "other"
 
 
-def value(v: Any) -> Any:
-    """A snapshot of any argument value (see module docstring)."""
-    t = type(v)
-    if t in KEEP:
-        return v
-    if t in GETTERS:
-        return template(v)
-    if t is tuple:
-        return v if _issuperset(map(type, v)) else tuple(map(value, v))
-    if t is list:
-        return list(map(value, v))
-    if t is np.ndarray:
-        return v.copy()
-    if t is bytearray or t is memoryview:
-        return bytes(v)
-    return v  # numpy scalars, driver objects, callables: kept by identity
+def _spec(cls: type) -> tuple[Any, tuple[tuple[int, str], ...]]:
+    fields = dataclasses.fields(cls)
+    check = tuple((i, k) for i, f in enumerate(fields) if (k := _kind(f.type)) != "prim")
+    return _getter(TEMPLATE_FIELDS[cls]), check
 
 
-def args(a: tuple) -> tuple:
-    return a if _issuperset(map(type, a)) else tuple(map(value, a))
+SPECS = {cls: _spec(cls) for cls in TEMPLATE_FIELDS}
+GETTERS = {cls: spec[0] for cls, spec in SPECS.items()}
+
+
+class Snapshotter:
+    """Snapshots for one recorder: ``objs`` maps ``id(obj)`` to what it registered."""
+
+    def __init__(self, objs: dict[int, Any]) -> None:
+        self.objs = objs
+
+    def template(self, t: Any) -> tuple:
+        """A template's snapshot: ``(TEMPLATE_MARK, class index, field values)``."""
+        cls = type(t)
+        getter, check = SPECS[cls]
+        vals = getter(t)
+        fixed = None
+        for i, kind in check:
+            v = vals[i]
+            tv = type(v)
+            if tv in KEEP or (tv is tuple and kind == "tuple"):
+                continue
+            if fixed is None:
+                fixed = list(vals)
+            fixed[i] = tuple(v) if kind == "tuple" and tv in (list, np.ndarray) else self.value(v)
+        return (TEMPLATE_MARK, TEMPLATE_IDS[cls], vals if fixed is None else tuple(fixed))
+
+    def value(self, v: Any) -> Any:
+        """A snapshot of any argument value (see module docstring)."""
+        t = type(v)
+        if t in KEEP:
+            return v
+        info = self.objs.get(id(v))
+        if info is not None:
+            return (REF_MARK, info.tid)
+        if t in SPECS:
+            return self.template(v)
+        if t is tuple:
+            if v and v[0] in MARKS:
+                return v  # already a snapshot
+            return v if KEEP.issuperset(map(type, v)) else tuple(map(self.value, v))
+        if t is list:
+            return (LIST_MARK, tuple(map(self.value, v)))
+        if t is np.ndarray:
+            return v.copy()
+        if t is bytearray or t is memoryview:
+            return bytes(v)
+        return v  # numpy scalars, unknown objects, callables: kept by identity
+
+    def args(self, a: tuple) -> tuple:
+        return a if KEEP.issuperset(map(type, a)) else tuple(map(self.value, a))
 
 
 def nbytes(data: Any) -> int:

@@ -53,14 +53,15 @@ def test_dump_of_one_frame(cubes, capsys):
     calls = [line for line in lines if not line.startswith("#")]
     names = [line.split(".", 1)[1].split("(")[0] for line in calls]
     assert names == [
-        "transfer_map", "transfer_unmap", "clear", "set_constant_buffer",
+        "transfer_map", "transfer_unmap", "@release", "clear", "set_constant_buffer",
         "@content", "@content", "draw_vbo", "flush",
     ]  # fmt: skip
     assert (
         calls[0]
         == "24: #2.transfer_map(#3, 0, Transfer.READ, Box(width=24, height=24, depth=1)) -> #13"
     )
-    assert calls[-1] == "31: #2.flush(Flush.END_OF_FRAME) -> #14"
+    assert calls[2] == "26: #0.@release(#13)"  # the application let go of the transfer
+    assert calls[-1] == "32: #2.flush(Flush.END_OF_FRAME) -> #14"
     assert lines[-1] == "# --- end of frame 1 (END_OF_FRAME flush on context #2, segment 1) ---"
 
 

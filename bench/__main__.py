@@ -35,8 +35,9 @@ from . import report
 from .procs import Runner, RunnerError, base_env, mesa_env, one_shot
 from .scenes import SCENES
 
-TC_FIGURES = ("tc-calls", "tc-overlap", "tc-lag")
-ALL_NAMES = (*SCENES, *TC_FIGURES)
+TC_FIGURES = ("tc-calls", "tc-overlap", "tc-lag", "tc-trace")
+FARM_FIGURES = ("farm",)
+ALL_NAMES = (*SCENES, *TC_FIGURES, *FARM_FIGURES)
 MEMORY_EXTRA = {"fill": (4096,)}  # scenes also measured at these sizes for peak RSS
 
 
@@ -346,6 +347,7 @@ def main(argv: list[str]) -> int:
 
     scene_names = [n for n in args.names if n in SCENES]
     tc_names = [n for n in args.names if n in TC_FIGURES]
+    farm_names = [n for n in args.names if n in FARM_FIGURES]
     results: dict[str, Any] = {
         "machine": machine(),
         "config": {
@@ -375,6 +377,9 @@ def main(argv: list[str]) -> int:
             results["memory"] = run_memory(scene_names, args, log)
     if tc_names:
         results["tc"] = run_tc(tc_names, args, log)
+    if farm_names:
+        log("farm: a 100-frame trace of the demo, 1 local process vs a LocalCluster of 2")
+        results["farm"] = one_shot("bench.farm", ["--quick"] if args.quick else [])
     results["machine"]["end"] = _machine_state(args.quick)
     results["targets"] = report.evaluate(results)
     results["seconds"] = time.perf_counter() - t_start

@@ -79,6 +79,8 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
     """
     scenes = results.get("scenes") or {}
     ran = set(scenes) | {f"tc-{k}" for k in results.get("tc") or {}}
+    if results.get("farm"):
+        ran.add("farm")
     rows = []
     for name, need, issue in (
         ("fill", 0.5, "5.3"),
@@ -190,6 +192,30 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
             ov,
             "<= 0.75",
             ov is not None and ov <= 0.75,
+            "failed",
+        )
+    )
+    tr = (tc.get("trace") or {}).get("recording_ratio")
+    rows.append(
+        _row(
+            "tc-trace",
+            "22.1",
+            "recording a state call (gallium.trace) / the threaded context's call",
+            tr,
+            "<= 1.5",
+            tr is not None and tr <= 1.5,
+            "failed",
+        )
+    )
+    fr = (results.get("farm") or {}).get("ratio")
+    rows.append(
+        _row(
+            "farm",
+            "22.7",
+            "demo trace to PNGs: LocalCluster of 2 processes / 1 local process",
+            fr,
+            ">= 1.6",
+            fr is not None and fr >= 1.6,
             "failed",
         )
     )
@@ -574,6 +600,35 @@ def render(results: dict[str, Any]) -> str:
                 )
             if "error" in lag:
                 out.append(f"  lag: {lag['error'][-300:]}")
+    tr = tc.get("trace")
+    if tr and "recording_ratio" in tr:
+        out.append(
+            f"  recording (gallium.trace over threaded): {_si(tr['traced']['calls_per_s'])} "
+            f"state calls/s against {_si(tr['threaded']['calls_per_s'])} unrecorded: "
+            f"{tr['recording_ratio']:.2f}x the call; with the flush that encodes them "
+            f"{tr['with_encode_ratio']:.2f}x"
+        )
+    elif tr:
+        out.append(f"  trace: {str(tr)[:300]}")
+    fm = results.get("farm")
+    if fm and "ratio" in fm:
+        out.append("")
+        out.append(
+            f"Farm ({fm['frames']} demo frames at {fm['size']}², {fm['reps']} alternating runs):"
+        )
+        for kind in ("files", "arrays"):
+            v = fm[kind]
+            out.append(
+                f"  to {kind}: 1 local process {v['local_fps']:.1f} frames/s, LocalCluster of 2 "
+                f"{v['farm_fps']:.1f} frames/s: {v['ratio']:.2f}x"
+            )
+        out.append(
+            f"  recording the demo: {fm['demo_fps_recording']:.1f} frames/s against "
+            f"{fm['demo_fps_plain']:.1f} unrecorded ({fm['recording_frame_cost']:.2f}x a frame); "
+            f"trace {fm['trace_bytes']:,} bytes; farmed frames identical: {fm['identical']}"
+        )
+    elif fm:
+        out.append(f"farm: {str(fm)[:300]}")
     targets = results.get("targets") or []
     if targets:
         out.append("")

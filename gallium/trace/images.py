@@ -18,6 +18,9 @@ def frame_files(count: int):
     return lambda index: f"frame_{index:0{digits}d}"
 
 
+PNG_LEVEL = 1  # zlib level of frame PNGs: bulk output, 1.8x faster than 6, 1.5x the bytes
+
+
 def png_bytes(image: np.ndarray, mode: str = "RGBA") -> bytes:
     """PNG encoding of an (H, W, 4) RGBA8 or (H, W) uint16 image, NDC y = +1 at the top
     (numpipe's row 0 is NDC y = -1; the demo's PNGs are flipped the same way)."""
@@ -27,10 +30,10 @@ def png_bytes(image: np.ndarray, mode: str = "RGBA") -> bytes:
     buf = io.BytesIO()
     if mode == "I;16":
         Image.frombytes("I;16", (img.shape[1], img.shape[0]), img.astype("<u2").tobytes()).save(
-            buf, "PNG"
+            buf, "PNG", compress_level=PNG_LEVEL
         )
     else:
-        Image.fromarray(img, "RGBA").save(buf, "PNG")
+        Image.fromarray(img, "RGBA").save(buf, "PNG", compress_level=PNG_LEVEL)
     return buf.getvalue()
 
 

@@ -186,6 +186,7 @@ class Recorder:
         self.pending_bytes_limit = pending_bytes
         self.closed = False
         self.lock = threading.RLock()  # one encoder pass at a time
+        self._touch_lock = threading.Lock()
         self._tids = itertools.count(1)
         self._immortal: list = []  # registered objects that cannot be weakly referenced
         self.writer = TraceWriter(self.path, level)
@@ -245,15 +246,23 @@ class Recorder:
     # -- contents --------------------------------------------------------------------
 
     def touch(self, ctx: Any, info: ResInfo, write: bool, full: bool = False) -> None:
-        """Note a call's use of a resource (module doc), before the call runs."""
+        """Note a call's use of a resource (module doc), before the call runs.
+
+        A resource's first touch in a segment is taken under a lock, and its
+        segment noted only once its ``@content`` record is in the list: a context
+        on another thread that sees the note can rely on the record being before
+        its own calls."""
         if info.seg != self.segment:
-            info.seg = self.segment
-            if not full:
-                content = info.content
-                if content is None:
-                    content = info.content = self.capture(ctx, info)
-                if content is not FRESH:
-                    self.pend.append((_OP_CONTENT, ctx._tid, (info.tid, content), None))
+            with self._touch_lock:
+                seg = self.segment
+                if info.seg != seg:
+                    if not full:
+                        content = info.content
+                        if content is None:
+                            content = info.content = self.capture(ctx, info)
+                        if content is not FRESH:
+                            self.pend.append((_OP_CONTENT, ctx._tid, (info.tid, content), None))
+                    info.seg = seg
         if write:
             info.content = None
 

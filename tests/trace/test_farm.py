@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from helpers import record_cubes  # noqa: E402
+from recordings import record_cubes  # noqa: E402
 
 FRAMES = 20
 

@@ -17,7 +17,7 @@ for p in (HERE, HERE.parent):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from helpers import read_rgba, record_cubes, traced_screen  # noqa: E402
+from recordings import read_rgba, record_cubes, traced_screen  # noqa: E402
 from refrender import render  # noqa: E402
 from scenes import all_scenes  # noqa: E402
 

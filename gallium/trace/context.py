@@ -53,7 +53,9 @@ class TraceContext:
         self._render_cond = False
         self._window_rects = False
         self._maps: dict[int, Any] = {}  # id(transfer) -> mapped data (written at unmap)
-        self._persistent: list[list] = []  # [transfer, data, bytes last recorded]
+        # open persistent mappings for writing: [transfer, data, bytes last recorded,
+        # the resource's info, whether the mapping covers the whole resource]
+        self._persistent: list[list] = []
 
     # ------------------------------------------------------------------ helpers
 
@@ -90,12 +92,18 @@ class TraceContext:
             self._draw_seg = -1
 
     def _persistent_writes(self) -> None:
-        """Record what the application wrote through persistent mappings since the last look."""
+        """Record what the application wrote through persistent mappings since the last
+        look (before the work that may read it).  The write is a touch of the resource
+        like any other: its contents are named first if this segment has not used it
+        yet (read now, they hold the new bytes in the mapped box, which the write then
+        puts there again, and the old ones elsewhere: the state at this point)."""
         for entry in self._persistent:
-            xfer, data, last = entry
+            xfer, data, last, info, full = entry
             now = np.ascontiguousarray(data).tobytes()
             if now != last:
                 entry[2] = now
+                if info is not None:
+                    self._tr.touch(self, info, True, full)
                 self._pend.append((_OP_WRITE, self._tid, (self._snap.value(xfer), now), None))
 
     def _record(self, name: str, args: tuple, result: Any = None) -> None:
@@ -459,7 +467,10 @@ class TraceContext:
             if int(usage) & _WRITE:
                 self._maps[id(xfer)] = data
                 if int(usage) & _PERSISTENT:
-                    self._persistent.append([xfer, data, np.ascontiguousarray(data).tobytes()])
+                    info = self._res(resource)
+                    full = info is not None and info.covers(level, box)
+                    now = np.ascontiguousarray(data).tobytes()
+                    self._persistent.append([xfer, data, now, info, full])
         self._record("transfer_map", (resource, level, usage, (box)), xfer)
         return result
 

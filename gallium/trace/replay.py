@@ -17,7 +17,12 @@ returned is the same.
 
 Not replayed: calls that only ask (caps, query results: their recorded
 answers stay in the trace), mappings for reading, callbacks (Python callables
-cannot be stored).  The replayer owns the contexts it makes; it takes a
+cannot be stored).  Waits the application did outside the contract's calls
+(``await fence``, ``fence.wait()``, reading a buffer back) are not in the
+trace, so where they may matter the replayer waits itself: at every flush
+while two or more contexts exist (one may use the other's work next), and
+before writing bytes the application wrote through an unsynchronized or
+persistent mapping.  The replayer owns the contexts it makes; it takes a
 screen (default: a new numpipe screen, which it destroys on ``close``).
 """
 
@@ -243,7 +248,7 @@ class Replayer:
         for xtid, ctx_tid, args in maps:
             ctx = self._obj(ctx_tid, "mapping")
             data, xfer = self._invoke(ctx, "transfer_map", args, None, "mapping again")
-            self.maps[xtid] = (data, xfer)
+            self.maps[xtid] = (data, xfer, ctx, _racy(args))
             self.objs[xtid] = xfer
         for tid, name in reversed(zombies):
             obj = self.objs.get(tid)
@@ -350,7 +355,10 @@ class Replayer:
             if name == calls.WRITE:
                 xtid = _tid(call.args[0], where)
                 if xtid in self.maps:
-                    _write(self.maps[xtid][0], self._resolve(call.args[1]), where)
+                    data, _, ctx, racy = self.maps[xtid]
+                    if racy:
+                        self._idle(ctx)
+                    _write(data, self._resolve(call.args[1]), where)
                 return
             target = self._obj(call.target, where)
             if kind == calls.CREATE:
@@ -362,6 +370,10 @@ class Replayer:
                 fence = self._invoke(target, name, call.args, call.kw, where)
                 if isinstance(call.result, Ref):
                     self.objs[call.result.tid] = fence
+                if len(self.contexts) > 1 and fence is not None:
+                    # Another context may use this work next: the application waited for
+                    # it somehow (a fence, a read-back), which the trace may not show.
+                    self.screen.fence_finish(None, fence, PIPE_TIMEOUT_INFINITE)
             elif kind == calls.MAP:
                 self._map(target, call, where)
             elif kind == calls.UNMAP:
@@ -402,7 +414,7 @@ class Replayer:
         data, xfer = self._invoke(ctx, "transfer_map", call.args, call.kw, where)
         if xfer is None:
             raise TraceReplayError(f"{where}: the mapping was refused on replay")
-        self.maps[xtid] = (data, xfer)
+        self.maps[xtid] = (data, xfer, ctx, _racy(call.args))
         self.objs[xtid] = xfer
 
     def _unmap(self, ctx: Any, call: Call, where: str) -> None:
@@ -413,11 +425,20 @@ class Replayer:
         mapped = self.maps.pop(xtid, None)
         if mapped is None:
             raise TraceReplayError(f"{where}: transfer #{xtid} is not mapped")
-        data, xfer = mapped
+        data, xfer, _, racy = mapped
         payload = self._resolve(call.args[1]) if len(call.args) > 1 else None
         if payload is not None:
+            if racy:
+                self._idle(ctx)
             _write(data, payload, where)
         ctx.transfer_unmap(xfer)
+
+    def _idle(self, ctx: Any) -> None:
+        """Wait for everything ``ctx`` was given.  Bytes written through an unsynchronized or
+        persistent mapping were written, while recording, after whatever the application
+        waited for (a read-back, a fence) -- waits a replay does not repeat -- so it waits
+        for all of the context's work before writing them."""
+        self.screen.fence_finish(None, ctx.flush(), PIPE_TIMEOUT_INFINITE)
 
     # -- contents ------------------------------------------------------------------------------
 
@@ -507,6 +528,15 @@ class Replayer:
             if self.targets:
                 img.targets[name] = (format_, raw)
         return img
+
+
+_RACY = int(Transfer.UNSYNCHRONIZED | Transfer.PERSISTENT)
+
+
+def _racy(map_args: tuple) -> bool:
+    """Whether a transfer_map's usage lets the application write while work is queued."""
+    usage = map_args[2] if len(map_args) > 2 else 0
+    return isinstance(usage, int) and bool(int(usage) & _RACY)
 
 
 def _tid(v: Any, where: str) -> int:

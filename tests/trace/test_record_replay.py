@@ -359,3 +359,131 @@ def test_objects_created_before_recording_are_adopted(tmp_path):
     (got,) = trace.replay(tmp_path / "adopt.trace")
     assert np.array_equal(got, want)
     assert got[0, 0].tolist() == [255, 0, 0, 255] and got[3, 3].tolist() == [0, 255, 0, 255]
+
+
+def _target(screen, ctx, size=16, bind=pipe.Bind.RENDER_TARGET):
+    rt = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D,
+            format=pipe.Format.R8G8B8A8_UNORM,
+            width0=size,
+            height0=size,
+            bind=bind,
+        )
+    )
+    surf = ctx.create_surface(rt, pipe.SurfaceTemplate(format=pipe.Format.R8G8B8A8_UNORM))
+    return rt, surf
+
+
+_VS = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n"
+_VS += "  0: MOV OUT[0], IN[0]\n  1: MOV OUT[1], IN[1]\n  2: END\n"
+_FS_TEX = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+_FS_TEX += "DCL SVIEW[0], 2D, FLOAT\n  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n"
+
+
+def _pipeline(ctx, fs: str):
+    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=_VS)))
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=fs)))
+    ctx.bind_vertex_elements_state(
+        ctx.create_vertex_elements_state(
+            [
+                pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+            ]
+        )
+    )
+    ctx.set_viewport_states(0, [pipe.ViewportState(scale=(8, 8, 0.5), translate=(8, 8, 0.5))])
+
+
+def _triangle(k: int) -> np.ndarray:
+    a = 0.7 * k
+    pts = [(np.cos(a + j * 2.1), np.sin(a + j * 2.1)) for j in range(3)]
+    return np.array(
+        [[x, y, 0, 1, 0.5 + 0.5 * x, 0.5 + 0.5 * y, (k % 3) / 2, 1] for x, y in pts], np.float32
+    )
+
+
+def test_persistent_mapping_written_between_draws(tmp_path):
+    """Bytes written through a PERSISTENT mapping without unmapping reach the replay."""
+    path = tmp_path / "persistent.trace"
+    screen = traced_screen(path)
+    ctx = screen.context_create(threaded=False)
+    rt, surf = _target(screen, ctx)
+    ctx.set_framebuffer_state(pipe.FramebufferState(width=16, height=16, cbufs=[surf]))
+    _pipeline(ctx, FS_PASS)
+    vbuf = screen.resource_create(pipe.ResourceTemplate(width0=96, bind=pipe.Bind.VERTEX_BUFFER))
+    usage = pipe.Transfer.WRITE | pipe.Transfer.PERSISTENT | pipe.Transfer.COHERENT
+    data, xfer = ctx.transfer_map(vbuf, 0, usage, pipe.Box(0, 0, 0, 96, 1, 1))
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=vbuf)])
+    images = []
+    for k in range(4):
+        data[:] = _triangle(k).view(np.uint8).ravel()  # no unmap: the mapping stays
+        ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 1))
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+        ctx.flush(pipe.Flush.END_OF_FRAME)
+        images.append(read_rgba(ctx, rt, 16, 16))
+    ctx.transfer_unmap(xfer)
+    ctx.destroy()
+    screen.destroy()
+    reader = trace.TraceReader(path)
+    assert sum(1 for c in reader.all_calls() if c.name == "@write") == 4
+    assert len({im.tobytes() for im in images}) == 4  # four different triangles
+    for threaded in (True, False):
+        got = list(trace.replay(reader, threaded=threaded))
+        assert all(np.array_equal(a, b) for a, b in zip(got, images))
+    with trace.Replayer(reader) as r:  # the mapping is open at each frame's start: mapped again
+        assert np.array_equal(r.frame(2).color, images[2])
+
+
+FS_PASS = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n"
+FS_PASS += "  0: MOV OUT[0], IN[0]\n  1: END\n"
+
+
+def test_two_contexts_share_a_texture(tmp_path):
+    """Context A renders into a texture, context B samples it (and B's frame ends
+    the frame): frames alone need A's work read back where B first samples it."""
+    path = tmp_path / "two.trace"
+    screen = traced_screen(path)
+    a = screen.context_create(threaded=True)
+    b = screen.context_create(threaded=False)
+    tex, tex_surf = _target(screen, a, bind=pipe.Bind.RENDER_TARGET | pipe.Bind.SAMPLER_VIEW)
+    out, out_surf = _target(screen, b)
+    a.set_framebuffer_state(pipe.FramebufferState(width=16, height=16, cbufs=[tex_surf]))
+    b.set_framebuffer_state(pipe.FramebufferState(width=16, height=16, cbufs=[out_surf]))
+    _pipeline(a, FS_PASS)
+    _pipeline(b, _FS_TEX)
+    view = b.create_sampler_view(tex, pipe.SamplerViewTemplate(format=pipe.Format.R8G8B8A8_UNORM))
+    b.set_sampler_views(pipe.ShaderType.FRAGMENT, 0, [view])
+    b.bind_sampler_states(
+        pipe.ShaderType.FRAGMENT, 0, [b.create_sampler_state(pipe.SamplerState())]
+    )
+    quad = np.array(
+        [[-1, -1, 0, 1, 0, 0, 0, 1], [1, -1, 0, 1, 1, 0, 0, 1], [1, 1, 0, 1, 1, 1, 0, 1],
+         [-1, -1, 0, 1, 0, 0, 0, 1], [1, 1, 0, 1, 1, 1, 0, 1], [-1, 1, 0, 1, 0, 1, 0, 1]],
+        np.float32,
+    )  # fmt: skip
+    b.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=quad)])
+    images = []
+    for k in range(5):
+        if k % 2 == 0:  # A draws a new triangle into the texture every other frame
+            a.set_vertex_buffers(
+                0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=_triangle(k))]
+            )
+            if k == 0:
+                a.clear(pipe.Clear.COLOR0, color=(0.2, 0.2, 0.2, 1))
+            a.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=3))
+            a.flush().wait(None)
+        b.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 1))
+        b.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6))
+        b.flush(pipe.Flush.END_OF_FRAME)
+        images.append(read_rgba(b, out, 16, 16))
+    a.destroy()
+    b.destroy()
+    screen.destroy()
+    assert len({im.tobytes() for im in images}) == 3  # the texture changes at frames 0, 2, 4
+    with trace.Replayer(path) as r:
+        assert [f.startable for f in r.reader.frames] == [True] * 5
+        for k in (4, 1, 3):
+            assert np.array_equal(r.frame(k).color, images[k]), k
+        seq = [f.color for f in r.frames()]
+    assert all(np.array_equal(x, y) for x, y in zip(seq, images))

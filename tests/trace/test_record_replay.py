@@ -487,3 +487,56 @@ def test_two_contexts_share_a_texture(tmp_path):
             assert np.array_equal(r.frame(k).color, images[k]), k
         seq = [f.color for f in r.frames()]
     assert all(np.array_equal(x, y) for x, y in zip(seq, images))
+
+
+def test_partial_clears_keep_what_they_do_not_cover(tmp_path):
+    """A clear over part of a surface (a framebuffer smaller than the texture, depth
+    without stencil) is no whole overwrite: frames alone load what it leaves."""
+    path = tmp_path / "partial.trace"
+    screen = traced_screen(path)
+    ctx = screen.context_create(threaded=True)
+    rt, surf = _target(screen, ctx)
+    zs = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D,
+            format=pipe.Format.Z24_UNORM_S8_UINT,
+            width0=16,
+            height0=16,
+            bind=pipe.Bind.DEPTH_STENCIL,
+        )
+    )
+    zsurf = ctx.create_surface(zs, pipe.SurfaceTemplate(format=pipe.Format.Z24_UNORM_S8_UINT))
+    images, depths = [], []
+    for k in range(4):
+        size = 16 if k == 0 else 8  # frame 0 clears everything, the others the corner
+        ctx.set_framebuffer_state(
+            pipe.FramebufferState(width=size, height=size, cbufs=[surf], zsbuf=zsurf)
+        )
+        if k == 0:
+            ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(1, 0, 0, 1), stencil=7)
+        else:
+            ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0, k / 4, 0, 1), depth=k / 8)
+        ctx.flush(pipe.Flush.END_OF_FRAME)
+        images.append(read_rgba(ctx, rt, 16, 16))
+        data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, 16, 16, 1))
+        depths.append(np.array(data[0]))
+        ctx.transfer_unmap(xfer)
+    ctx.destroy()
+    screen.destroy()
+    assert images[3][0, 0].tolist() == [0, 191, 0, 255] and images[3][15, 15].tolist() == [
+        255,
+        0,
+        0,
+        255,
+    ]
+    reader = trace.TraceReader(path)
+    contents = [
+        [c.args[0].tid for c in reader.calls(f.first) if c.name == "@content"]
+        for f in reader.frames
+    ]
+    assert [len(c) for c in contents] == [0, 2, 2, 2]  # colour and depth/stencil, each frame
+    with trace.Replayer(reader, targets=True) as r:
+        for k in (3, 1, 2):
+            img = r.frame(k)
+            assert np.array_equal(img.color, images[k]), k
+            assert np.array_equal(img.targets["zsbuf"][1], depths[k]), k

@@ -73,7 +73,7 @@ def cluster_client(cluster: Any = "local:2", threads: int | None = 1) -> Iterato
                 n_workers=n,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # the scheduler's HTTP server: any free port
                 silence_logs=logging.ERROR,
             ) as lc,
             distributed.Client(lc) as client,

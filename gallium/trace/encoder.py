@@ -132,10 +132,31 @@ class TraceEncoder:
         del pend[:n]
         from .recorder import BOUNDARY_MARK, FLAT_REF, expand_flat
 
+        # A flat record (the hottest state calls) is often the very same tuple again
+        # (context.py reuses them): its bytes and bound-state entry are made once a pass.
+        seen: dict[int, tuple] = {}
+        states = self.states
         for item in items:
             op = item[0]
             if op >= FLAT_REF:
-                self._call(*expand_flat(item))
+                hit = seen.get(id(item))
+                if hit is not None:
+                    data, ctx, key, entry = hit
+                    if not self._chunk:
+                        self._chunk_first = self.ncalls
+                    self._chunk += data
+                    self.ncalls += 1
+                    st = states.get(ctx)
+                    if st is not None:
+                        st[key] = entry
+                    continue
+                start = len(self._chunk)
+                op, ctx, args, result = expand_flat(item)
+                self._call(op, ctx, args, result)
+                key = (METHODS[op],)
+                entry = states.get(ctx, {}).get(key)
+                if entry is not None and len(self._chunk) > start:
+                    seen[id(item)] = (bytes(self._chunk[start:]), ctx, key, entry)
             elif op == BOUNDARY_MARK:
                 self._boundary(item[1], *item[2])
             else:

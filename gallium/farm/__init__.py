@@ -6,16 +6,19 @@ does); ``replay_to_files`` writes them as PNGs (``python -m gallium replay
 FILE --out DIR --dask ...``); ``map(fn, items)`` runs ``fn(screen, item)``
 for each item on the workers, with each worker process's own numpipe screen.
 
-How it works: each worker process keeps one numpipe screen and each trace it
-has opened (gallium/farm/worker.py).  The trace reaches every worker once:
-as a path the workers read (a LocalCluster shares this machine's files), or
-scattered to all of them as bytes (``scatter=True``, the default for a
-``tcp://`` scheduler, whose workers may not see the client's files).  Frames
-are submitted in small runs with ``client.map`` -- a run's first frame
-replays from the state stored at its start, the rest follow in sequence --
-and gathered with ``as_completed``; a worker lost mid-run (killed, crashed)
-has its runs retried elsewhere by the scheduler, and a task that raises is
-retried ``retries`` times.  Replay is deterministic, so every frame is
+How it works: each worker process keeps one numpipe screen (by default
+rasterizing on the thread that flushes: the process is the unit of
+parallelism) and each trace it has opened (gallium/farm/worker.py).  The
+trace reaches every worker once: as a path the workers read (a LocalCluster
+shares this machine's files), or scattered to all of them as bytes
+(``scatter=True``, the default for a ``tcp://`` scheduler, whose workers may
+not see the client's files).  Frames are submitted in small runs with
+``client.submit`` -- a run's first frame replays from the state stored at its
+start, the rest follow in sequence -- and gathered with ``as_completed``; a
+worker lost mid-run (killed, crashed) has its runs retried elsewhere by the
+scheduler, and a task that raises is retried ``retries`` times.  Workers that
+share the output directory (a local cluster) write the PNGs themselves;
+others send them back.  Replay is deterministic, so every frame is
 bit-identical to a local replay wherever it ran.
 
 ``cluster`` is ``"local:N"`` (a ``distributed.LocalCluster`` of N worker
@@ -49,7 +52,7 @@ def _distributed():
 
 
 @contextlib.contextmanager
-def cluster_client(cluster: Any = "local:2", threads: int | None = 1) -> Iterator[Any]:
+def cluster_client(cluster: Any = "local:2", threads: int | None = 0) -> Iterator[Any]:
     """A ``distributed.Client`` for ``cluster`` (see module doc), closed afterwards
     if it was made here; every worker gets a numpipe screen of ``threads`` workers."""
     distributed = _distributed()
@@ -84,6 +87,14 @@ def cluster_client(cluster: Any = "local:2", threads: int | None = 1) -> Iterato
     with distributed.Client(cluster) as client:
         _register(client, threads)
         yield client
+
+
+def _is_local(cluster: Any) -> bool:
+    """Whether the workers run on this machine (a LocalCluster): they see its files."""
+    if isinstance(cluster, str):
+        return cluster.startswith("local:")
+    distributed = _distributed()
+    return isinstance(getattr(cluster, "cluster", None), distributed.LocalCluster)
 
 
 def _register(client: Any, threads: int | None) -> None:
@@ -140,6 +151,7 @@ def _farm(
     retries: int,
     run: int | None,
     threads: int | None,
+    out_dir: str | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(frame index, result)`` in frame order."""
     from ..trace import TraceReader
@@ -153,14 +165,14 @@ def _farm(
         with TraceReader(trace) as reader:  # checked here once: a bad file fails early
             count = len(reader.frames)
     wanted = sorted(set(parse_frames(frames, count)))
-    local = isinstance(cluster, str) and cluster.startswith("local:")
+    local = _is_local(cluster)
     with cluster_client(cluster, threads) as client:
         source, data = _source(client, trace, scatter, local)
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         runs = _runs(wanted, workers, run)
         futures = [
             client.submit(
-                render_frames, source, data, first, n, threaded, targets, encode, threads,
+                render_frames, source, data, first, n, threaded, targets, encode, threads, out_dir,
                 key=f"numpipe-frames-{source[1][-16:]}-{first}-{n}-{int(threaded)}{int(targets)}",
                 retries=retries, pure=False,
             )
@@ -192,7 +204,7 @@ def replay(
     progress: bool = False,
     retries: int = 3,
     run: int | None = None,
-    threads: int | None = 1,
+    threads: int | None = 0,
 ) -> Iterator[Any]:
     """Like :func:`gallium.trace.replay`, on Dask workers: each selected frame's colour
     buffer, (H, W, 4) RGBA8, in frame order."""
@@ -214,23 +226,32 @@ def replay_to_files(
     progress: bool = False,
     retries: int = 3,
     run: int | None = None,
-    threads: int | None = 1,
+    threads: int | None = 0,
+    shared_out: bool | None = None,
 ) -> int:
     """Render frames on Dask workers (which encode the PNGs) and write them under
-    ``out`` with the names a local replay gives; returns the number of frames."""
+    ``out`` with the names a local replay gives; returns the number of frames.
+
+    ``shared_out``: the workers write the files themselves (``out`` must be a
+    directory they see under the same path: the default on a local cluster);
+    otherwise they send the PNGs back and this process writes them."""
     from ..trace import TraceReader
     from ..trace.images import frame_files
 
     with TraceReader(trace) as reader:
         names = frame_files(len(reader.frames))
-    out = Path(out)
+    out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if shared_out is None:
+        shared_out = _is_local(cluster)
     n = 0
     for index, pngs in _farm(
-        trace, frames, cluster, threaded, targets, True, scatter, progress, retries, run, threads
-    ):
-        for suffix, data in pngs.items():
-            (out / f"{names(index)}{suffix}.png").write_bytes(data)
+        trace, frames, cluster, threaded, targets, True, scatter, progress, retries, run, threads,
+        str(out) if shared_out else None,
+    ):  # fmt: skip
+        if not shared_out:
+            for suffix, data in pngs.items():
+                (out / f"{names(index)}{suffix}.png").write_bytes(data)
         n += 1
     return n
 
@@ -243,7 +264,7 @@ def map(
     out: str | os.PathLike | None = None,
     progress: bool = False,
     retries: int = 3,
-    threads: int | None = 1,
+    threads: int | None = 0,
 ) -> list[Any]:
     """Run ``fn(screen, item)`` for every item on the workers, ``screen`` being the
     worker process's numpipe screen; results in item order.  With ``out``, each

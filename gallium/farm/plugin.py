@@ -15,7 +15,7 @@ class ScreenPlugin(WorkerPlugin):
 
     name = "numpipe-screen"
 
-    def __init__(self, threads: int | None = 1) -> None:
+    def __init__(self, threads: int | None = 0) -> None:
         self.threads = threads
 
     def setup(self, worker: Any = None) -> None:

@@ -20,7 +20,7 @@ _replayers: dict[Any, Any] = {}
 MAX_TRACES = 4  # traces kept open per worker (least recently used closed first)
 
 
-def worker_screen(num_threads: int | None = 1) -> Any:
+def worker_screen(num_threads: int | None = 0) -> Any:
     """This process's numpipe screen (never recorded, even under GALLIUM_TRACE)."""
     with _lock:
         screen = _screens.get(num_threads)
@@ -71,21 +71,36 @@ def render_frames(
     threaded: bool = True,
     targets: bool = False,
     encode: bool = True,
-    threads: int | None = 1,
+    threads: int | None = 0,
+    out_dir: str | None = None,
 ) -> list[tuple[int, Any]]:
     """Replay frames ``first .. first + count - 1`` (the first from its own start,
     the rest in sequence) and return ``[(index, result)]``: PNG bytes per image
-    (``encode``) or the :class:`~gallium.trace.FrameImage`."""
-    from gallium.trace.images import target_pngs
+    (``encode``), or the :class:`~gallium.trace.FrameImage`; with ``out_dir`` (a
+    directory this worker shares with the client) the PNGs are written there
+    and the result is the number of files written."""
+    from pathlib import Path
+
+    from gallium.trace.images import frame_files, target_pngs
 
     r = _replayer(source, data, threaded, targets, threads)
+    names = frame_files(r.frame_count) if out_dir is not None else None
     out = []
     for img in r.frames(range(first, first + count)):
-        out.append((img.index, target_pngs(img) if encode else img))
+        if not encode:
+            out.append((img.index, img))
+            continue
+        pngs = target_pngs(img)
+        if names is None:
+            out.append((img.index, pngs))
+            continue
+        for suffix, png in pngs.items():
+            (Path(out_dir) / f"{names(img.index)}{suffix}.png").write_bytes(png)
+        out.append((img.index, len(pngs)))
     return out
 
 
-def run_function(fn: Any, item: Any, threads: int | None = 1) -> Any:
+def run_function(fn: Any, item: Any, threads: int | None = 0) -> Any:
     """``fn(screen, item)`` with this worker's screen."""
     return fn(worker_screen(threads), item)
 

@@ -87,6 +87,12 @@ def replay_main(argv: list[str]) -> int:
         help="with --dask: send the trace to the workers instead of letting them "
         "read FILE (the default for tcp:// schedulers)",
     )
+    p.add_argument(
+        "--shared-out",
+        action="store_true",
+        help="with --dask tcp://...: the workers write the PNGs into --out themselves "
+        "(a directory they see under the same path; the default for local:N)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     out = Path(args.out)
@@ -104,6 +110,7 @@ def replay_main(argv: list[str]) -> int:
                 targets=args.targets,
                 scatter=True if args.scatter else None,
                 progress=not args.quiet,
+                shared_out=True if args.shared_out else None,
             )
         else:
             written = replay_local(

@@ -71,13 +71,16 @@ def test_files_from_the_farm_equal_local_files(cubes, client, tmp_path):
 
     path, _ = cubes
     replay_local(str(path), tmp_path / "local", "0:6", True, False, False, False)
+    # written by the workers (they share this machine's files), and sent back
     n = farm.replay_to_files(path, tmp_path / "farm", "0:6", cluster=client)
-    assert n == 6
+    m = farm.replay_to_files(path, tmp_path / "sent", "0:6", cluster=client, shared_out=False)
+    assert n == m == 6
     names = sorted(p.name for p in (tmp_path / "local").iterdir())
     assert names == [f"frame_{i:06d}.png" for i in range(6)]
-    assert names == sorted(p.name for p in (tmp_path / "farm").iterdir())
-    for name in names:
-        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "farm" / name).read_bytes()
+    for d in ("farm", "sent"):
+        assert names == sorted(p.name for p in (tmp_path / d).iterdir())
+        for name in names:
+            assert (tmp_path / "local" / name).read_bytes() == (tmp_path / d / name).read_bytes()
 
 
 def _clear_to(screen, level):

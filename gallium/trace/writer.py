@@ -2,7 +2,9 @@
 
 The encoder hands over finished payloads (``put``); the writer thread
 compresses them (zlib releases the GIL, so this overlaps with the
-application) and appends them to the file, in the order they were put.  The
+application; blobs of 64 KiB or more -- read-back render targets, textures --
+at level 1: on a 512x512 frame of the demo 2.5 ms instead of 6.5 ms, for 1.9x
+the bytes) and appends them to the file, in the order they were put.  The
 queue is bounded in bytes: a producer that gets ahead by more than
 ``MAX_QUEUED`` bytes waits, so memory stays bounded however fast the
 application records.  A write error (disk full...) is kept and raised on
@@ -18,6 +20,7 @@ from collections import deque
 from . import format as fmt
 
 MAX_QUEUED = 256 << 20
+BIG_BLOB = 64 << 10  # blobs this large (resource contents, mostly) are compressed at level 1
 
 
 class TraceWriter:
@@ -56,7 +59,8 @@ class TraceWriter:
                 rtype, raw, name = self._queue.popleft()
             try:
                 if name is not None:
-                    payload, flags = fmt.pack_blob(name, raw, self.level)
+                    level = min(self.level, 1) if len(raw) >= BIG_BLOB else self.level
+                    payload, flags = fmt.pack_blob(name, raw, level)
                 else:
                     payload, flags = fmt.pack_body(raw, self.level)
                 rec = fmt.frame_record(rtype, payload, flags)

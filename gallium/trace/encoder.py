@@ -46,6 +46,7 @@ def header_value() -> tuple:
     )
 
 
+CHUNK_BYTES = 16 << 20  # a CALLS record is cut here (readers refuse over 64 MiB)
 _CALL_HEAD = bytes([fmt.T_TUPLE, 5])
 _ENTRY_HEAD = bytes([fmt.T_TUPLE, 3])
 
@@ -161,6 +162,8 @@ class TraceEncoder:
                 self._boundary(item[1], *item[2])
             else:
                 self._call(*item)
+            if len(self._chunk) >= CHUNK_BYTES:
+                self._flush_chunk()
         self._flush_chunk()
 
     def _call(self, op: int, target: int, args: tuple, result: Any) -> None:

@@ -17,6 +17,7 @@ import io
 import os
 import zlib
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NamedTuple
 
@@ -25,7 +26,7 @@ from . import format as fmt
 from .format import Ref, TraceFormatError
 
 MAX_META = 64 << 20  # stored bytes of a HEADER, BOUNDARY or END record
-MAX_CHUNK = 512 << 20  # decompressed bytes of a CALLS or SNAPSHOT record
+MAX_CHUNK = 64 << 20  # decompressed bytes of a CALLS or SNAPSHOT record (the writer: 16 MiB)
 BLOB_CACHE = 256 << 20
 _PIECE = 1 << 20
 
@@ -353,35 +354,30 @@ class TraceReader:
             raise TraceFormatError("record is implausibly large", offset)
         return fmt.unpack_body(payload, flags, offset), flags
 
-    def chunk(self, offset: int) -> list[Call]:
-        """The calls of one CALLS record."""
+    def chunk(self, offset: int) -> Iterator[Call]:
+        """The calls of one CALLS record, decoded one at a time (the record's bytes and one
+        call in memory, whatever the record holds)."""
         raw, _ = self._body(offset, fmt.CALLS)
         d = fmt.Decoder(raw, self.tables, offset)
         first = d.value()
         if type(first) is not int or first < 0:
             raise TraceFormatError("CALLS record without its first call's index", offset)
-        out = []
+        n = 0
         methods = self.tables.methods
         while d.pos < len(raw):
             v = d.value()
             if not (
                 isinstance(v, tuple) and len(v) == 5 and type(v[0]) is int and type(v[1]) is int
             ):
-                raise TraceFormatError(f"call {first + len(out)} has an unexpected shape", offset)
+                raise TraceFormatError(f"call {first + n} has an unexpected shape", offset)
             op, target, args, kw, result = v
             name = methods[op] if op < len(methods) else None
             if name not in calls.KIND:
-                raise TraceFormatError(
-                    f"call {first + len(out)}: unknown method {name or op!r}", offset
-                )
+                raise TraceFormatError(f"call {first + n}: unknown method {name or op!r}", offset)
             if not isinstance(args, tuple):
-                raise TraceFormatError(
-                    f"call {first + len(out)}: arguments are not a tuple", offset
-                )
-            out.append(
-                Call(first + len(out), name, target, args, _kwargs(kw, offset), result, offset)
-            )
-        return out
+                raise TraceFormatError(f"call {first + n}: arguments are not a tuple", offset)
+            yield Call(first + n, name, target, args, _kwargs(kw, offset), result, offset)
+            n += 1
 
     def calls(self, segment: int):
         """Every call of one segment, in order."""

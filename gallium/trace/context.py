@@ -695,6 +695,10 @@ for _name, _kind in calls.CONTEXT_METHODS.items():
         setattr(TraceContext, _name, _create_method(_name))
     else:
         setattr(TraceContext, _name, _plain_method(_name))
+# Mesa's C names of the CSO destroyers (``delete_*_state``): the same calls, recorded so
+for _name in calls.CONTEXT_METHODS:
+    if _name.startswith("destroy_") and _name.endswith("_state"):
+        setattr(TraceContext, "delete_" + _name[len("destroy_") :], getattr(TraceContext, _name))
 
 _OP_SET_BLEND_COLOR = OPS["set_blend_color"]
 _OP_SET_STENCIL_REF = OPS["set_stencil_ref"]

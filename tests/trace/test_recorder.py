@@ -27,9 +27,11 @@ def test_repeated_state_calls_are_recorded_call_by_call(tmp_path):
     pend = screen._tr.pend
     gc.collect()
     assert not any(gc.is_tracked(r) for r in pend[-15:])  # the 15 records: plain values only
+    ctx.delete_blend_state(b)  # Mesa's name of destroy_blend_state: recorded as that
     ctx.destroy()
     screen.destroy()
     calls = [c for c in trace.TraceReader(path).all_calls() if c.name != "@release"]
+    assert [c.name for c in calls[-3:]] == ["destroy_blend_state", "destroy", "screen_destroy"]
     got = [(c.name, c.args) for c in calls if c.name.startswith(("bind_blend", "set_"))]
     tid_a = next(c.result.tid for c in calls if c.name == "create_blend_state")
     expected = []

@@ -277,8 +277,11 @@ def map(
 ) -> list[Any]:
     """Run ``fn(screen, item)`` for every item on the workers, ``screen`` being the
     worker process's numpipe screen; results in item order.  With ``out``, each
-    result (an (H, W, 4) RGBA8 array) is written as ``out/item_NNNNNN.png`` and the
-    paths are returned instead."""
+    result (an (H, W, 4) RGBA8 array read back from numpipe, row 0 = NDC y -1) is
+    written as ``out/item_NNNNNN.png``, flipped as the replay's frames are (NDC y +1
+    at the top), and the paths are returned instead.  ``fn`` travels to the workers
+    by pickle (cloudpickle): a function defined in a script needs the script's
+    ``if __name__ == "__main__":`` guard, as for any multiprocessing."""
     from ..trace.cli import Progress
     from ..trace.images import png_bytes
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,9 @@ def test_a_worker_killed_mid_run_loses_nothing(cubes, client):
     got += list(frames)
     assert len(got) == FRAMES
     assert all(np.array_equal(a, b) for a, b in zip(got, local))
+    deadline = time.monotonic() + 30
+    while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert victim not in client.scheduler_info()["workers"]  # it really went away
 
 

@@ -47,6 +47,16 @@ class TraceContext:
         self._tid = tr.register(self, "context").tid
         self._limit = tr.pending_calls_limit
         self._recs: dict[int, tuple] = {}  # records of the hottest calls, for reuse
+        # the wrapped context's hottest methods, bound once
+        self._f_set_blend_color = pipe.set_blend_color
+        self._f_set_stencil_ref = pipe.set_stencil_ref
+        self._f_set_sample_mask = pipe.set_sample_mask
+        self._f_bind_blend_state = pipe.bind_blend_state
+        self._f_bind_depth_stencil_alpha_state = pipe.bind_depth_stencil_alpha_state
+        self._f_bind_rasterizer_state = pipe.bind_rasterizer_state
+        self._f_bind_vs_state = pipe.bind_vs_state
+        self._f_bind_fs_state = pipe.bind_fs_state
+        self._f_bind_vertex_elements_state = pipe.bind_vertex_elements_state
         self._masks: dict[int, tuple] = {}
         # resources bound for draws and grids: key -> (ResInfo, written, compute stage)
         self._bound: dict[Any, tuple[ResInfo, bool, bool]] = {}
@@ -139,7 +149,7 @@ class TraceContext:
         return rec
 
     def set_blend_color(self, color):
-        self._pipe.set_blend_color(color)
+        self._f_set_blend_color(color)
         pend = self._pend
         if type(color) is BlendColor:
             c = color.color
@@ -158,7 +168,7 @@ class TraceContext:
             self._tr.drain()
 
     def set_stencil_ref(self, ref):
-        self._pipe.set_stencil_ref(ref)
+        self._f_set_stencil_ref(ref)
         pend = self._pend
         if type(ref) is StencilRef:
             v = ref.ref_value
@@ -177,7 +187,7 @@ class TraceContext:
             self._tr.drain()
 
     def set_sample_mask(self, mask):
-        self._pipe.set_sample_mask(mask)
+        self._f_set_sample_mask(mask)
         pend = self._pend
         hit = self._masks.get(mask)
         if hit is None:
@@ -198,7 +208,7 @@ class TraceContext:
         return (flat - recorder.FLAT_REF, self._tid, (self._snap.value(cso),), None)
 
     def bind_blend_state(self, cso):
-        self._pipe.bind_blend_state(cso)
+        self._f_bind_blend_state(cso)
         key = id(cso) + 1
         hit = self._recs.get(key)
         pend = self._pend
@@ -207,7 +217,7 @@ class TraceContext:
             self._tr.drain()
 
     def bind_depth_stencil_alpha_state(self, cso):
-        self._pipe.bind_depth_stencil_alpha_state(cso)
+        self._f_bind_depth_stencil_alpha_state(cso)
         key = id(cso) + 2
         hit = self._recs.get(key)
         pend = self._pend
@@ -216,7 +226,7 @@ class TraceContext:
             self._tr.drain()
 
     def bind_rasterizer_state(self, cso):
-        self._pipe.bind_rasterizer_state(cso)
+        self._f_bind_rasterizer_state(cso)
         key = id(cso) + 3
         hit = self._recs.get(key)
         pend = self._pend
@@ -225,7 +235,7 @@ class TraceContext:
             self._tr.drain()
 
     def bind_vs_state(self, cso):
-        self._pipe.bind_vs_state(cso)
+        self._f_bind_vs_state(cso)
         key = id(cso) + 4
         hit = self._recs.get(key)
         pend = self._pend
@@ -234,7 +244,7 @@ class TraceContext:
             self._tr.drain()
 
     def bind_fs_state(self, cso):
-        self._pipe.bind_fs_state(cso)
+        self._f_bind_fs_state(cso)
         key = id(cso) + 5
         hit = self._recs.get(key)
         pend = self._pend
@@ -243,7 +253,7 @@ class TraceContext:
             self._tr.drain()
 
     def bind_vertex_elements_state(self, cso):
-        self._pipe.bind_vertex_elements_state(cso)
+        self._f_bind_vertex_elements_state(cso)
         key = id(cso) + 6
         hit = self._recs.get(key)
         pend = self._pend

@@ -97,10 +97,10 @@ def _is_local(cluster: Any) -> bool:
     return isinstance(getattr(cluster, "cluster", None), distributed.LocalCluster)
 
 
-def _register(client: Any, threads: int | None) -> None:
+def _register(client: Any, threads: int | None, own: bool = False) -> None:
     from .plugin import ScreenPlugin
 
-    plugin = ScreenPlugin(threads)
+    plugin = ScreenPlugin(threads, quiet=own)
     try:
         client.register_plugin(plugin, name=f"{ScreenPlugin.name}-{threads}")
     except AttributeError:  # older distributed

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import io
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +19,40 @@ def frame_files(count: int):
     return lambda index: f"frame_{index:0{digits}d}"
 
 
-PNG_LEVEL = 1  # zlib level of frame PNGs: bulk output, 1.8x faster than 6, 1.5x the bytes
+PNG_LEVEL = 1  # zlib level of frame PNGs (bulk output: see png_bytes)
 
 
 def png_bytes(image: np.ndarray, mode: str = "RGBA") -> bytes:
     """PNG encoding of an (H, W, 4) RGBA8 or (H, W) uint16 image, NDC y = +1 at the top
-    (numpipe's row 0 is NDC y = -1; the demo's PNGs are flipped the same way)."""
-    from PIL import Image
+    (numpipe's row 0 is NDC y = -1; the demo's PNGs are flipped the same way).
 
+    Written here rather than by Pillow: rows unfiltered (filter type 0) and deflated at
+    zlib level 1 in one call, which on the demo's 512x512 frames takes 2.5 ms for 62 KB
+    where Pillow's adaptive filtering at level 1 takes 9.4 ms for 74 KB (and level 6
+    15 ms for 50 KB); zlib runs without the GIL."""
     img = np.ascontiguousarray(image[::-1])
-    buf = io.BytesIO()
+    h, w = img.shape[:2]
     if mode == "I;16":
-        Image.frombytes("I;16", (img.shape[1], img.shape[0]), img.astype("<u2").tobytes()).save(
-            buf, "PNG", compress_level=PNG_LEVEL
-        )
+        pixels = np.ascontiguousarray(img, ">u2").view(np.uint8).reshape(h, w * 2)
+        color_type, depth = 0, 16
     else:
-        Image.fromarray(img, "RGBA").save(buf, "PNG", compress_level=PNG_LEVEL)
-    return buf.getvalue()
+        pixels = img.reshape(h, w * 4)
+        color_type, depth = 6, 8
+    rows = np.zeros((h, 1 + pixels.shape[1]), np.uint8)  # column 0: filter type 0
+    rows[:, 1:] = pixels
+    header = struct.pack(">IIBBBBB", w, h, depth, color_type, 0, 0, 0)
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            _chunk(b"IHDR", header),
+            _chunk(b"IDAT", zlib.compress(rows.tobytes(), PNG_LEVEL)),
+            _chunk(b"IEND", b""),
+        )
+    )
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def target_pngs(img: Any) -> dict[str, bytes]:

@@ -104,3 +104,17 @@ def test_bad_input_is_one_line_and_status_1(cubes, tmp_path, capsys):
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("error: at offset ") and "truncated" in run.stderr
+
+
+def test_png_files_decode_to_the_frames():
+    """Frame PNGs are written by gallium.trace.images (not Pillow): Pillow reads them back."""
+    import io
+
+    from gallium.trace.images import png_bytes
+
+    rgba = np.random.default_rng(1).integers(0, 256, (5, 7, 4), dtype=np.uint8)
+    back = np.asarray(Image.open(io.BytesIO(png_bytes(rgba))).convert("RGBA"))
+    assert np.array_equal(back[::-1], rgba)  # stored with NDC +y (the last row) at the top
+    depth = (np.arange(35).reshape(5, 7) * 1871).astype(np.uint16)
+    back = np.asarray(Image.open(io.BytesIO(png_bytes(depth, "I;16"))))
+    assert np.array_equal(back[::-1].astype(np.uint16), depth)

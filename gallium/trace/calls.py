@@ -105,6 +105,7 @@ CONTEXT_METHODS: dict[str, str] = {
     "get_query_result": INFO,
     "get_device_reset_status": INFO,
     "is_resource_referenced": INFO,
+    "get_sample_position": INFO,
     "set_debug_callback": OPAQUE,
     "set_device_reset_callback": OPAQUE,
     "callback": OPAQUE,

@@ -176,8 +176,8 @@ class TraceEncoder:
         rec_result: Any = None
         if name == calls.CONTENT:
             tid, content = args
-            if content is None:
-                args = (Ref(tid), None)
+            if content is None or content == "whole":
+                args = (Ref(tid), content)
             else:
                 if content.names is None:
                     content.names = [self._blob(level) for level in content.levels]

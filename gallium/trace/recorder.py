@@ -72,6 +72,7 @@ PENDING_CALLS = 65536  # records held before they are encoded anyway
 PENDING_BYTES = 64 << 20  # bytes of user data held before they are encoded anyway
 
 FRESH = "fresh"  # a resource's contents are as created (nothing has written it)
+WHOLE = "whole"  # @content of a first use that overwrites the resource whole
 
 _OP_SCREEN = OPS[calls.SCREEN_CREATE]
 _OP_CONTENT = OPS[calls.CONTENT]
@@ -109,7 +110,9 @@ class ObjInfo:
 class ResInfo(ObjInfo):
     """A resource: its level boxes and the state of its contents (module doc)."""
 
-    __slots__ = ("boxes", "content", "depth", "ref", "seg", "single", "stencil", "width0")
+    __slots__ = (
+        "boxes", "content", "depth", "ref", "samples", "seg", "single", "stencil", "width0",
+    )  # fmt: skip
 
     def __init__(self, tid: int, resource: Any, templ: Any) -> None:
         super().__init__(tid, "resource")
@@ -120,6 +123,7 @@ class ResInfo(ObjInfo):
             self.ref = lambda: resource
         self.boxes = level_boxes(templ)
         self.width0 = int(templ.width0)
+        self.samples = int(getattr(templ, "nr_samples", 0) or 0)
         self.single = len(self.boxes) == 1 and self.boxes[0].depth == 1
         self.seg = -1
         self.content: Any = FRESH
@@ -256,7 +260,9 @@ class Recorder:
             with self._touch_lock:
                 seg = self.segment
                 if info.seg != seg:
-                    if not full:
+                    if full:  # what it held does not matter: a replay may start here
+                        self.pend.append((_OP_CONTENT, ctx._tid, (info.tid, WHOLE), None))
+                    else:
                         content = info.content
                         if content is None:
                             content = info.content = self.capture(ctx, info)
@@ -267,7 +273,13 @@ class Recorder:
             info.content = None
 
     def capture(self, ctx: Any, info: ResInfo) -> ContentRef | None:
-        """Read a resource back through ``ctx`` (every level, every layer)."""
+        """Read a resource back through ``ctx`` (every level, every layer).
+
+        A multisampled resource cannot be: a mapping shows one value a pixel, not its
+        samples, so this segment cannot be a start (None)."""
+        if info.samples > 1:
+            self.broken = True
+            return None
         res = info.ref()
         pipe = ctx._pipe
         levels = []

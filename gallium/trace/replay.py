@@ -58,6 +58,11 @@ class TraceReplayError(PipeError, RuntimeError):
     """Replaying a call failed (the message names the call and its record)."""
 
 
+class _Unloadable(TraceReplayError):
+    """A replay that did not start at the beginning needs contents the recording could
+    not read back: it must start earlier."""
+
+
 @dataclass
 class FrameImage:
     """One replayed frame: ``color`` is colour buffer 0 as (H, W, 4) RGBA8.
@@ -180,41 +185,62 @@ class Replayer:
 
     # -- runs --------------------------------------------------------------------------------
 
-    def start_frame(self, first: int, last: int) -> int | None:
-        """The frame a replay of ``first..last`` starts from (None: the beginning)."""
+    def starts(self, first: int) -> list[int | None]:
+        """Where a replay of frames from ``first`` on may start, best first: the frames at
+        or before it that start alone (their snapshot complete, no read-back failed in
+        them), then None (the beginning of the trace, which always works)."""
         frames = self.reader.frames
         segs = self.reader.segments
+        out: list[int | None] = []
         for j in range(first, -1, -1):
             f = frames[j]
-            if not segs[f.first].startable and f.first > 0:
+            if f.first > 0 and not segs[f.first].startable:
                 continue
-            if any(
-                s.end is not None and s.end.broken for s in segs[f.first : frames[last].last + 1]
-            ):
+            if any(s.end is not None and s.end.broken for s in segs[f.first : f.last + 1]):
                 continue
-            return j
-        return None
+            out.append(j)
+        return [*out, None]
+
+    def start_frame(self, first: int, last: int | None = None) -> int | None:
+        """The frame a replay of ``first..`` starts from first (None: the beginning)."""
+        return self.starts(first)[0]
 
     def _run(self, first: int, last: int) -> Iterator[FrameImage]:
+        """Frames ``first..last``.  A start that meets, before ``last``, a resource whose
+        contents the recording could not read back (and that nothing replayed since the
+        start has made or overwritten) is given up for the next earlier one; frames
+        already yielded are not yielded again."""
         frames = self.reader.frames
-        if self._at is not None and first == self._at + 1:
-            start_seg = frames[first].first  # the state is where the last run left it
-        else:
-            j = self.start_frame(first, last)
-            start_seg = frames[j].first if j is not None else 0
-            self._drop()
-            self._reset_state()
-            if start_seg > 0:
-                self._setup(start_seg)
-        emit = {frames[k].last: k for k in range(first, last + 1)}
-        for seg in range(start_seg, frames[last].last + 1):
-            self._at = None  # mid-frame until the frame's last segment is done
-            for call in self.reader.calls(seg):
-                self._execute(call)
-            end = self.reader.segments[seg].end
-            if seg in emit and end is not None:
-                self._at = emit[seg]
-                yield self._outputs(emit[seg], end)
+        nxt = first
+        continuing = self._at is not None and first == self._at + 1
+        candidates = [None] if continuing else self.starts(first)
+        for j in candidates:
+            if continuing:
+                start_seg = frames[first].first  # the state is where the last run left it
+                continuing = False
+            else:
+                start_seg = frames[j].first if j is not None else 0
+                self._drop()
+                self._reset_state()
+                if start_seg > 0:
+                    self._setup(start_seg)
+            emit = {frames[k].last: k for k in range(first, last + 1)}
+            try:
+                for seg in range(start_seg, frames[last].last + 1):
+                    self._at = None  # mid-frame until the frame's last segment is done
+                    for call in self.reader.calls(seg):
+                        self._execute(call)
+                    end = self.reader.segments[seg].end
+                    if seg in emit and end is not None:
+                        self._at = emit[seg]
+                        if emit[seg] >= nxt:
+                            nxt = emit[seg] + 1
+                            yield self._outputs(emit[seg], end)
+                return
+            except _Unloadable:
+                if j is None:  # from the very beginning everything is made by the replay
+                    raise
+                continue
 
     def _drop(self) -> None:
         self._at = None
@@ -394,6 +420,8 @@ class Replayer:
                         self.contexts.remove(target)
             else:  # state, exec, destroy
                 self._invoke(target, name, call.args, call.kw, where)
+        except _Unloadable:
+            raise
         except TraceReplayError as exc:
             if str(exc).startswith(where):
                 raise
@@ -448,11 +476,14 @@ class Replayer:
         if tid not in self.objs:
             raise TraceReplayError(f"{where}: resource #{tid} does not exist here")
         if tid in self.established:
-            if self.verify and names is not None:
+            if self.verify and isinstance(names, list):
                 self._verify(call, tid, names, where)
             return
+        if names == "whole":  # overwritten whole here: what it held does not matter
+            self.established.add(tid)
+            return
         if names is None:
-            raise TraceReplayError(
+            raise _Unloadable(
                 f"{where}: resource #{tid} could not be read back while recording; "
                 "this frame cannot be replayed alone"
             )

@@ -33,14 +33,17 @@ def test_info(cubes, capsys):
     assert out[2] == (
         "frames:      3 (marked by END_OF_FRAME flushes); 3 replayable alone from their own start"
     )
-    # 22 calls to set up (counting the screen's @screen and a pair of @content records),
-    # 8 per frame (its map and unmap for reading back included), 2 to tear down, and the
+    # 21 calls to set up (the screen's @screen included), per frame 6 calls (its map and
+    # unmap for reading back included) and its @content records, 2 to tear down, and the
     # transfers' three @release records
-    assert out[4] == "calls:       46 on 1 context(s)"
+    assert out[4] == "calls:       51 on 1 context(s)"
     assert out[5] == "objects:     10 created (3 resources)"
     per_kind = dict(line.split() for line in out[out.index("calls per kind:") + 1 :])
     assert per_kind["draw_vbo"] == "3" and per_kind["flush"] == "3"
-    assert per_kind["@content"] == "3"  # the vertex buffer in frames 1 and 2, the target in 1
+    # the target and depth buffer cleared whole in frames 0 and 2, the depth buffer in 1
+    # ("whole": a replay may start there), the vertex buffer read in frames 1 and 2, the
+    # target read in frame 1 (it does not clear its colour)
+    assert per_kind["@content"] == "8"
     assert per_kind["transfer_map"] == per_kind["transfer_unmap"] == per_kind["@release"] == "3"
 
 
@@ -53,15 +56,16 @@ def test_dump_of_one_frame(cubes, capsys):
     calls = [line for line in lines if not line.startswith("#")]
     names = [line.split(".", 1)[1].split("(")[0] for line in calls]
     assert names == [
-        "transfer_map", "transfer_unmap", "@release", "clear", "set_constant_buffer",
-        "@content", "@content", "draw_vbo", "flush",
+        "transfer_map", "transfer_unmap", "@release", "@content", "clear",
+        "set_constant_buffer", "@content", "@content", "draw_vbo", "flush",
     ]  # fmt: skip
     assert (
         calls[0]
-        == "24: #2.transfer_map(#3, 0, Transfer.READ, Box(width=24, height=24, depth=1)) -> #13"
+        == "26: #2.transfer_map(#3, 0, Transfer.READ, Box(width=24, height=24, depth=1)) -> #13"
     )
-    assert calls[2] == "26: #0.@release(#13)"  # the application let go of the transfer
-    assert calls[-1] == "32: #2.flush(Flush.END_OF_FRAME) -> #14"
+    assert calls[2] == "28: #0.@release(#13)"  # the application let go of the transfer
+    assert calls[3] == "29: #2.@content(#4, 'whole')"  # the depth buffer, cleared whole
+    assert calls[-1] == "35: #2.flush(Flush.END_OF_FRAME) -> #14"
     assert lines[-1] == "# --- end of frame 1 (END_OF_FRAME flush on context #2, segment 1) ---"
 
 

@@ -133,7 +133,7 @@ def _guarded(fn) -> int:
     except TraceFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except (PipeError, ValueError, OSError) as exc:
+    except (PipeError, ValueError, OSError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -52,6 +52,22 @@ def test_scattered_trace_and_a_frame_range(cubes, client):
     assert all(np.array_equal(a, b) for a, b in zip(got, local[5:17])) and len(got) == 12
 
 
+def test_a_scheduler_address_gets_the_trace_scattered(cubes, client, tmp_path):
+    """``tcp://host:port`` (here the test cluster's own scheduler): a client of its own,
+    the trace sent as bytes (its workers may not see this machine's files), the PNGs sent
+    back to be written here."""
+    path, local = cubes
+    address = client.scheduler.address
+    assert address.startswith("tcp://")
+    got = list(farm.replay(path, "2:5", cluster=address))
+    assert all(np.array_equal(a, b) for a, b in zip(got, local[2:5])) and len(got) == 3
+    n = farm.replay_to_files(path, tmp_path / "out", "0:2", cluster=address)
+    assert n == 2 and sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "frame_000000.png",
+        "frame_000001.png",
+    ]
+
+
 def test_a_worker_killed_mid_run_loses_nothing(cubes, client):
     path, local = cubes
     frames = farm.replay(path, cluster=client, run=1)

@@ -137,7 +137,8 @@ class TraceContext:
     # A call repeated with the same argument object (a CSO bound again, the same colour
     # tuple, the same mask) appends the very record it appended before: nothing is
     # allocated or kept per call (``self._recs``: id of the argument + a per-method
-    # number -> (record, argument), the argument held so that its id stays its own).
+    # number, 0-7, below the 16 that separate two objects' ids -> (record, argument),
+    # the argument held so that its id stays its own).
     # They are written out in full: this is the recording cost that bench.tc's trace
     # figure measures against the threaded context's own call.
 
@@ -172,12 +173,12 @@ class TraceContext:
         pend = self._pend
         if type(ref) is StencilRef:
             v = ref.ref_value
-            hit = self._recs.get(id(v))
+            hit = self._recs.get(id(v) + 7)
             if hit is not None:
                 pend.append(hit[0])
             elif type(v) is tuple:
                 pend.append(
-                    self._remember(id(v), (_FLAT_STENCIL_REF, self._tid, _STENCIL_REF, *v), v)
+                    self._remember(id(v) + 7, (_FLAT_STENCIL_REF, self._tid, _STENCIL_REF, *v), v)
                 )
             else:
                 pend.append((_FLAT_STENCIL_REF, self._tid, _STENCIL_REF, *v))

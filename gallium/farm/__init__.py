@@ -13,8 +13,9 @@ trace reaches every worker once: as a path the workers read (a LocalCluster
 shares this machine's files), or scattered to all of them as bytes
 (``scatter=True``, the default for a ``tcp://`` scheduler, whose workers may
 not see the client's files).  Frames are submitted in small runs with
-``client.submit`` -- a run's first frame replays from the state stored at its
-start, the rest follow in sequence -- and gathered with ``as_completed``; a
+``client.submit``, dealt in one contiguous lane per worker so that a worker's
+next run continues its replay (a run that lands elsewhere replays its first
+frame from the state stored at its start), and gathered with ``as_completed``; a
 worker lost mid-run (killed, crashed) has its runs retried elsewhere by the
 scheduler, and a task that raises is retried ``retries`` times.  Workers that
 share the output directory (a local cluster) write the PNGs themselves;

@@ -252,6 +252,55 @@ def test_scissor_limits_draws_to_its_rectangle(screen, ctx):
     assert (img[~inside] == [0, 0, 0, 0]).all()
 
 
+@pytest.mark.parametrize(
+    "zs_format", [pipe.Format.Z32_FLOAT, pipe.Format.Z24_UNORM_S8_UINT], ids=lambda f: f.name
+)
+def test_a_clear_given_a_scissor_state_clears_only_its_rectangle(screen, ctx, zs_format):
+    """context.rst: clear's scissor_state, when given, limits the clear to
+    its rectangle (colour, depth and stencil alike); a rectangle reaching
+    past the framebuffer is cut to it, an empty one clears nothing, and
+    draws before and after stay in order."""
+    rt, zs = make_target(screen, ctx, W, H, zs_format=zs_format)
+    bind_passthrough(ctx)
+    both = pipe.Clear.COLOR0 | pipe.Clear.DEPTH
+    ctx.clear(both, color=(0, 0, 0, 0), depth=1.0)
+    draw(ctx, quad(0.0, RED))  # no depth test: the depth stays 1.0
+    ctx.clear(both, color=GREEN, depth=0.25, scissor_state=pipe.ScissorState(3, 5, 11, 9))
+    ctx.clear(both, color=(0, 0, 1, 1), depth=0.75, scissor_state=pipe.ScissorState(12, 14, 99, 99))
+    ctx.clear(both, color=(1, 1, 1, 1), depth=0.0, scissor_state=pipe.ScissorState(4, 4, 4, 9))
+    img = read_rgba8(ctx, rt)
+    green = np.zeros((H, W), bool)
+    green[5:9, 3:11] = True
+    blue = np.zeros((H, W), bool)
+    blue[14:, 12:] = True
+    assert (img[green] == [0, 255, 0, 255]).all()
+    assert (img[blue] == [0, 0, 255, 255]).all()
+    assert (img[~green & ~blue] == [255, 0, 0, 255]).all()
+    data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1))
+    words = np.array(data[0]).view(np.uint32)[..., 0]
+    ctx.transfer_unmap(xfer)
+    if zs_format == pipe.Format.Z32_FLOAT:
+        depth = words.view(np.float32)
+        want = {0.25: green, 0.75: blue, 1.0: ~green & ~blue}
+    else:
+        depth = words & 0xFFFFFF
+        want = {round(d * 0xFFFFFF): m for d, m in [(0.25, green), (0.75, blue)]}
+        want[0xFFFFFF] = ~green & ~blue
+    for value, mask in want.items():
+        assert (depth[mask] == np.asarray(value, depth.dtype)).all()
+    # a draw after it tests against the scissored clears' depth: at depth
+    # 0.375 it fails LESS over the green rectangle's 0.25, passes elsewhere
+    # (over 0.75 and 1.0)
+    dsa = pipe.DepthStencilAlphaState(
+        depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.LESS)
+    )
+    ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+    draw(ctx, quad(-0.25, (1.0, 1.0, 0.0, 1.0)))
+    img = read_rgba8(ctx, rt)
+    assert (img[green] == [0, 255, 0, 255]).all()
+    assert (img[~green] == [255, 255, 0, 255]).all()
+
+
 # -- blending ----------------------------------------------------------------------------------
 
 

@@ -49,6 +49,19 @@ def test_clear_covers_every_layer_of_layered_surfaces(screen, ctx):
     ctx.clear(pipe.Clear.STENCIL, stencil=3)
     words = _layers(ctx, zs, 5).view(np.uint32)[..., 0]
     assert (words[2:] == (np.uint32(3) << np.uint32(24)) | z).all()
+    # a scissored clear: the rectangle of every layer
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.STENCIL, color=(0.0, 0.0, 1.0, 1.0), stencil=9,
+              scissor_state=pipe.ScissorState(2, 1, 5, 7))  # fmt: skip
+    rect = np.zeros((8, 8), bool)
+    rect[1:7, 2:5] = True
+    colours = _layers(ctx, rt, 5)
+    assert (colours[0] == 0).all() and (colours[4] == 0).all()
+    assert (colours[1:4][:, rect] == np.array([0, 0, 255, 255], np.uint8)).all()
+    assert (colours[1:4][:, ~rect] == np.array([255, 128, 0, 255], np.uint8)).all()
+    words = _layers(ctx, zs, 5).view(np.uint32)[..., 0]
+    assert (words[:2] == 0).all()
+    assert (words[2:][:, rect] == (np.uint32(9) << np.uint32(24)) | z).all()
+    assert (words[2:][:, ~rect] == (np.uint32(3) << np.uint32(24)) | z).all()
 
 
 def test_clear_depth_stencil_and_render_target_cover_every_layer(screen, ctx):

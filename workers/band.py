@@ -45,6 +45,8 @@ def execute_band(scene: Scene, band: int) -> None:
                     else:
                         draw_multistate(scene, cmd, ids, y0, y1, band, zs_word)
                     zs_word = None
+            elif isinstance(cmd, ClearCmd) and cmd.rect is not None:
+                zs_word = _clear_rect(scene, cmd, resident, y0, y1, zs_word)
             elif isinstance(cmd, ClearCmd):
                 for index, packed in cmd.colors:
                     target = scene.cbufs[index]
@@ -70,3 +72,26 @@ def execute_band(scene: Scene, band: int) -> None:
     finally:
         set_resident_colour(None)
         resident.release_all()
+
+
+def _clear_rect(scene: Scene, cmd: ClearCmd, resident: ResidentColour, y0: int, y1: int, known):
+    """A scissored clear: its rectangle's pixels in the band's rows, every
+    target (the deferred clears and kept rectangles of the colour targets
+    written out first).  Returns what the band's depth/stencil rows are known
+    to hold after it (see _clear_depth_stencil)."""
+    x0, ry0, x1, ry1 = cmd.rect
+    ry0, ry1 = max(ry0, y0), min(ry1, y1)
+    if ry0 >= ry1 or x0 >= x1:
+        return known
+    idx = (slice(ry0, ry1), slice(x0, x1))
+    colours = [(scene.cbufs[i], packed) for i, packed in cmd.colors]
+    for target, packed in [*colours, *cmd.extra_colors]:
+        if target is None:
+            continue
+        resident.before_partial(target, idx)
+        fill_rows(target.raw[idx], packed)
+    cols = slice(x0, x1)
+    known = _clear_depth_stencil(scene.zsbuf, cmd, ry0, ry1, known, cols)
+    for zs in cmd.extra_zs:
+        _clear_depth_stencil(zs, cmd, ry0, ry1, None, cols)
+    return known

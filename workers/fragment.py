@@ -1354,6 +1354,16 @@ class ResidentColour:
         ):
             fill_rows(tgt.raw[y0:y1], packed)
 
+    def before_partial(self, target: Any, idx: tuple) -> None:
+        """Before a write of the rectangle ``idx`` of ``target`` that is not a
+        draw (a scissored clear): its deferred clear is written out and its
+        kept rectangles that ``idx`` overlaps are stored first."""
+        pending = self.clears.pop(_address(target), None)
+        if pending is not None:
+            tgt, packed, (y0, y1) = pending
+            fill_rows(tgt.raw[y0:y1], packed)
+        self.release(target, idx)
+
     def _write_clears(self) -> None:
         clears, self.clears = self.clears, {}
         for tgt, packed, (y0, y1) in clears.values():

@@ -132,25 +132,27 @@ class _RowBuffers:
 
 
 def _clear_depth_stencil(
-    zs: Any, cmd: ClearCmd, y0: int, y1: int, known: int | None = None
+    zs: Any, cmd: ClearCmd, y0: int, y1: int, known: int | None = None, cols: slice | None = None
 ) -> int | None:
     """The depth/stencil part of a clear of ``zs`` over the band's rows (its
-    colour part is deferred: ResidentColour.defer_clear).
+    colour part is deferred: ResidentColour.defer_clear), or over columns
+    ``cols`` of them (a scissored clear).
 
     Returns the one word every pixel of the rows holds afterwards when the
-    clear sets every bit of a packed integer word (see _RunDepth), else
-    None; ``known`` (the rows' word before) when it clears neither depth
-    nor stencil."""
+    clear sets every bit of a packed integer word over whole rows (see
+    _RunDepth), else None; ``known`` (the rows' word before) when it clears
+    neither depth nor stencil."""
     if zs is None or (cmd.depth_word is None and cmd.stencil is None):
         return known
     layout = zs.layout
+    at = (slice(y0, y1), slice(None) if cols is None else cols)
     if layout.split:
         if cmd.depth_word is not None:
-            zs.words[y0:y1] = cmd.depth_word
+            zs.words[at] = cmd.depth_word
         if cmd.stencil is not None and zs.stencil is not None:
-            zs.stencil[y0:y1] = cmd.stencil & 0xFF
+            zs.stencil[at] = cmd.stencil & 0xFF
         return None
-    view = zs.words[y0:y1]
+    view = zs.words[at]
     if layout.z_float:
         if cmd.depth_word is not None:
             view[...] = np.float32(cmd.depth_word)
@@ -165,7 +167,7 @@ def _clear_depth_stencil(
         view[...] = (view & keep) | np.asarray(value, view.dtype)
         return None
     view[...] = value
-    return value
+    return value if cols is None else None
 
 
 # ----------------------------------------------------------------------------

@@ -844,6 +844,19 @@ class NumpipeContext:
     ) -> None:
         if not self._render_condition_passes():
             return
+        rect = None
+        if scissor is not None:  # (context.rst: clear only the scissor rectangle)
+            fb = self._fb
+            rect = (
+                min(scissor.minx, fb.width),
+                min(scissor.miny, fb.height),
+                min(scissor.maxx, fb.width),
+                min(scissor.maxy, fb.height),
+            )
+            if rect[0] >= rect[2] or rect[1] >= rect[3]:
+                return  # nothing to clear
+            if rect == (0, 0, fb.width, fb.height):
+                rect = None
         self._run_draws()  # the clear comes after them
         scene = self._current_scene()
         colors = []
@@ -868,7 +881,7 @@ class NumpipeContext:
                     keep |= layout.z_mask
                 if sval is None and layout.s_bits:
                     keep |= layout.s_mask
-        cmd = ClearCmd(colors, depth_word, sval, keep)
+        cmd = ClearCmd(colors, depth_word, sval, keep, rect=rect)
         self._clear_other_layers(cmd, bits, color)
         scene.add_clear(cmd)
         self.stats["clears"] += 1

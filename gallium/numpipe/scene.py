@@ -140,6 +140,9 @@ class ClearCmd:
     # and DepthTargets, cleared like the bound ones
     extra_colors: list[tuple[ColorTarget, np.ndarray]] = field(default_factory=list)
     extra_zs: list[DepthTarget] = field(default_factory=list)
+    # (x0, y0, x1, y1), ends excluded: the clear's scissor rectangle within the
+    # framebuffer; None: all of it
+    rect: tuple[int, int, int, int] | None = None
 
     def arrays(self) -> list[np.ndarray]:
         """The arrays of the extra targets (for the band processes' check)."""

@@ -13,7 +13,6 @@ from helpers import bind_passthrough, make_target, read_rgba8
 from gallium import pipe
 from gallium.numpipe import compute
 from gallium.pipe.errors import PipeTypeError, PipeValueError, UnsupportedError
-from gallium.tgsi.runtime import ShaderRuntimeError
 
 U32 = np.uint32
 
@@ -509,20 +508,22 @@ def test_same_words_any_worker_count_or_context():
 
 
 # Every invocation checks BUFFER[0]'s first word: when the test sets it, an
-# invocation reads the undeclared MEMORY[1], the call fails and the rest of the
-# grid is dropped.  Until then each block leaves its BLOCK_ID.x + 1 in
+# invocation reads BUFFER[3], where the test's injected fault (an internal
+# error in the worker: every bad input is refused at the call) waits, the call
+# fails and the rest of the grid is dropped.  Until then each block leaves its BLOCK_ID.x + 1 in
 # BUFFER[1] (racing stores: some block's), or counts its invocations there
 # with ATOMUADD (the calls then run one after another).
 STOPPABLE = """COMP
 DCL SV[0], BLOCK_ID
 DCL BUFFER[0]
 DCL BUFFER[1]
+DCL BUFFER[3]
 DCL MEMORY[0], SHARED
 DCL TEMP[0..1]
 IMM[0] UINT32 {0, 1, 0, 0}
   0: LOAD TEMP[0].x, BUFFER[0], IMM[0].xxxx
   1: UIF TEMP[0].xxxx
-  2:   LOAD TEMP[1].x, MEMORY[1], IMM[0].xxxx
+  2:   LOAD TEMP[1].x, BUFFER[3], IMM[0].xxxx
   3: ENDIF
   4: UADD TEMP[1].x, SV[0].xxxx, IMM[0].yyyy
   5: {progress}
@@ -534,16 +535,31 @@ PROGRESS = {
 }
 
 
+def inject_fault(monkeypatch):
+    """An internal error in the workers (a stand-in for a driver bug: every bad
+    input is refused at the call): any access to BUFFER[3] of a compute
+    program raises."""
+    unit = compute.ComputeMemory._unit
+
+    def faulty(self, req, index, mask):
+        if req.file == "BUFFER" and index == 3:
+            raise RuntimeError("injected fault at BUFFER[3]")
+        return unit(self, req, index, mask)
+
+    monkeypatch.setattr(compute.ComputeMemory, "_unit", faulty)
+
+
 def _word(res):
     """Word 0 of a buffer, looked at while a grid may be writing it."""
     return int(res.storage[:4].view(U32)[0])
 
 
 @pytest.mark.parametrize("progress", sorted(PROGRESS))
-def test_the_largest_grid_leaves_room_for_other_contexts(progress):
+def test_the_largest_grid_leaves_room_for_other_contexts(progress, monkeypatch):
     """A 65535^3 grid queues nothing per call and takes turns on the pool: while
     it runs, another context draws frames and runs grids (exact bytes); when it
     fails it stops, and the failure is its context's alone."""
+    inject_fault(monkeypatch)
     screen = get_screen(2)
     big = screen.context_create(threaded=True)
     other = screen.context_create(threaded=False)
@@ -583,7 +599,7 @@ def test_the_largest_grid_leaves_room_for_other_contexts(progress):
             assert np.array_equal(read_buffer(other, yr), want.view(U32))
         assert not big_done.signalled  # (the big grid is still running)
         _stop(other, stop)  # the next calls fail, the rest of the grid is dropped
-        with pytest.raises(Exception, match=r"MEMORY\[1\] is used but not declared"):
+        with pytest.raises(RuntimeError, match="injected fault at BUFFER\\[3\\]"):
             big_done.wait(60)
         assert big.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET
         assert other.get_device_reset_status() == pipe.ResetStatus.NO_RESET
@@ -592,7 +608,7 @@ def test_the_largest_grid_leaves_room_for_other_contexts(progress):
         _stop(other, stop)  # (if the test failed, the grid must not run on)
         # destroy() may raise the grid's error once more (issue 21: "destroy()
         # re-raises an old error", the contract layer's to fix)
-        with contextlib.suppress(ShaderRuntimeError):
+        with contextlib.suppress(RuntimeError):
             big.destroy()
         other.destroy()
 
@@ -627,6 +643,20 @@ def test_program_errors(ctx):
     )
     with pytest.raises(PipeValueError, match="read-only"):
         ctx.create_compute_state(pipe.ComputeState(prog=writes_input, req_input_mem=4))
+    # MEMORY used without a declaration, or indexed indirectly, is refused at the
+    # call (it used to fail in the worker at launch, reported as a device reset)
+    undeclared = "COMP\nDCL TEMP[0]\nIMM[0] UINT32 {0, 0, 0, 0}\n" + (
+        "  0: LOAD TEMP[0], MEMORY[0], IMM[0].xxxx\n  1: END\n"
+    )
+    with pytest.raises(PipeValueError, match=r"uses MEMORY\[0\] in LOAD but does not declare"):
+        ctx.create_compute_state(pipe.ComputeState(prog=undeclared))
+    indirect = "COMP\nDCL MEMORY[0], SHARED\nDCL ADDR[0]\nDCL TEMP[0]\n" + (
+        "IMM[0] UINT32 {0, 0, 0, 0}\n  0: UARL ADDR[0].x, IMM[0].xxxx\n"
+        "  1: LOAD TEMP[0], MEMORY[ADDR[0].x], IMM[0].xxxx\n  2: END\n"
+    )
+    with pytest.raises(UnsupportedError, match="indexes MEMORY indirectly"):
+        ctx.create_compute_state(pipe.ComputeState(prog=indirect, req_local_mem=16))
+    assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
     with pytest.raises(UnsupportedError, match="BUFFER registers in fragment shaders"):
         ctx.create_fs_state(
             pipe.ShaderState(tokens="FRAG\nDCL BUFFER[0]\nDCL OUT[0], COLOR\n  0: END\n")
@@ -683,21 +713,22 @@ def test_launch_and_binding_errors(cctx):
     assert np.array_equal(read_buffer(ctx, out), np.arange(64, dtype=U32))
 
 
-def test_runtime_error_reported_at_sync_and_other_context_unharmed():
+def test_runtime_error_reported_at_sync_and_other_context_unharmed(monkeypatch):
+    inject_fault(monkeypatch)
     screen = get_screen(2)
     bad_ctx = screen.context_create(threaded=True)
     good_ctx = screen.context_create(threaded=True)
-    # reads MEMORY[1], which it never declared
+    # reads BUFFER[3], where the injected fault waits
     prog = """COMP
 DCL BUFFER[0]
-DCL MEMORY[0], SHARED
+DCL BUFFER[3]
 DCL TEMP[0]
 IMM[0] UINT32 {0, 0, 0, 0}
-  0: LOAD TEMP[0].x, MEMORY[1], IMM[0].xxxx
+  0: LOAD TEMP[0].x, BUFFER[3], IMM[0].xxxx
   1: STORE BUFFER[0].x, IMM[0].xxxx, TEMP[0].xxxx
   2: END
 """
-    bind_program(bad_ctx, prog, req_local_mem=4)
+    bind_program(bad_ctx, prog)
     out = make_buffer(screen, bad_ctx, np.full(1, 3, U32))
     bind_buffers(bad_ctx, out)
     good_out = make_buffer(screen, good_ctx, np.zeros(64, U32))
@@ -706,7 +737,7 @@ IMM[0] UINT32 {0, 0, 0, 0}
     bind_buffers(good_ctx, good_out, counter)
     bad_ctx.launch_grid(pipe.GridInfo(block=(1, 1, 1), grid=(1, 1, 1)))
     good_ctx.launch_grid(pipe.GridInfo(block=(64, 1, 1), grid=(1, 1, 1)))
-    with pytest.raises(Exception, match=r"MEMORY\[1\]"):
+    with pytest.raises(RuntimeError, match=r"injected fault at BUFFER\[3\]"):
         bad_ctx.flush().wait(None)
         bad_ctx.flush()
     assert bad_ctx.get_device_reset_status() == pipe.ResetStatus.GUILTY_CONTEXT_RESET

@@ -212,8 +212,19 @@ def make_compute(state: Any) -> ComputeCSO:
         reg = inst.dst[0].reg if inst.opcode == "STORE" else inst.src[0].reg
         if inst.opcode.startswith("ATOM") and file in ("BUFFER", "IMAGE"):
             global_atomics = True
+        if file == "MEMORY" and reg.indirect is not None:
+            raise UnsupportedError(
+                f"{inst.opcode} indexes MEMORY indirectly; numpipe addresses MEMORY registers "
+                "only directly (their index names the declared kind of memory)"
+            )
+        if file == "MEMORY" and reg.index not in memory_types:
+            raise bad_value(
+                "state.prog",
+                f"uses MEMORY[{reg.index}] in {inst.opcode} but does not declare it",
+                reg.index,
+            )
         if file == "MEMORY" and (inst.opcode == "STORE" or inst.opcode.startswith("ATOM")):
-            if reg.indirect is None and memory_types.get(reg.index) == "INPUT":
+            if memory_types[reg.index] == "INPUT":
                 raise bad_value(
                     "state.prog",
                     f"writes MEMORY[{reg.index}], which is INPUT memory (read-only)",

@@ -220,6 +220,7 @@ class ThreadedContext:
         self._views: dict[tuple[int, int], Resource] = {}
         self._ssbos: dict[tuple[int, int], tuple[Resource, int, int]] = {}
         self._image_views: dict[tuple[int, int], tuple[Resource, int, int | None]] = {}
+        self._so_targets: tuple = ()  # the bound stream output targets (draws write them)
         # (query, end serial) ended with no flush recorded after yet
         self._unflushed_queries: list[tuple[Any, int]] = []
         # guards each query's tc_serial / tc_flushed pair; held only for a few
@@ -414,6 +415,10 @@ class ThreadedContext:
             if kind == "draw":
                 for res in self._vbufs.values():
                     use(res)
+                for t in self._so_targets:
+                    if t is not None:  # the draws may write the whole range
+                        use(t.buffer)
+                        t.buffer.mark_valid(t.buffer_offset, t.buffer_offset + t.buffer_size)
             for res in self._cbufs.values():
                 use(res)
             for res in self._views.values():
@@ -667,7 +672,8 @@ class ThreadedContext:
         self._record_call("sampler_view_destroy", (checks.destroy_sampler_view(view),))
 
     def stream_output_target_destroy(self, target):
-        self.pipe.stream_output_target_destroy(target)  # (numpipe: no stream output)
+        self._direct()  # (marks it destroyed: recorded draws holding it keep writing it)
+        self.pipe.stream_output_target_destroy(target)
 
     # ------------------------------------------------------------------ state (queued)
 
@@ -747,10 +753,9 @@ class ThreadedContext:
         self._record_call("set_shader_images", (stage, first, bound))
 
     def set_stream_output_targets(self, targets, offsets):
-        self._record_call(
-            "set_stream_output_targets",
-            checks.check_stream_output_targets(targets, offsets, self.support),
-        )
+        targets, offsets = checks.check_stream_output_targets(targets, offsets, self.support)
+        self._so_targets = targets  # (draws write their buffers: _use_bindings)
+        self._record_call("set_stream_output_targets", (targets, offsets))
 
     def set_framebuffer_state(self, state):
         snap = checks.check_framebuffer_state(state, self.support)
@@ -809,8 +814,9 @@ class ThreadedContext:
         info = checks.check_draw_info(info, support)  # a private copy, fields checked
         b = self._bound
         checks.check_draw_state(
-            info, b["vs"], b["fs"], b["gs"], b["velems"], b["rast"], b["fb"], support
-        )
+            info, b["vs"], b["fs"], b["gs"], b["velems"], b["rast"], b["fb"], support,
+            so_targets=self._so_targets,
+        )  # fmt: skip
         slots = 2
         if info.index_size and not isinstance(info.index, Resource):
             data = checks.user_bytes(info.index, "info.index").copy()

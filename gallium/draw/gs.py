@@ -14,7 +14,9 @@ of the same semantic at the primitive's vertex ``v``.
 The kernel reports every EMIT and ENDPRIM as an event over the lanes that
 executed it (gallium/tgsi/compiler.py).  The vertices emitted to stream 0,
 in lane order and, within a lane, in emission order, are the output; an
-ENDPRIM (and the end of the program) ends the lane's current strip.  The
+ENDPRIM of that stream (and the end of the program) ends the lane's current
+strip.  The other vertex streams are collected the same way when stream
+output writes them (gallium/draw/so.py); only stream 0 is rasterized.  The
 strips are then assembled as the shader's output type (TRIANGLE_STRIP,
 LINE_STRIP or POINTS) and clipped and set up like a draw of that type.  The
 output's primitive id is the input primitive's.
@@ -22,7 +24,7 @@ output's primitive id is the input primitive's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -127,6 +129,7 @@ class GeometryOutput:
     primitives: int  # output primitives (for queries)
     primitives_by_draw: np.ndarray  # the same, per draw of the pass
     invocations: int  # kernel lanes
+    streams: dict = field(default_factory=dict)  # other vertex streams' output, by stream
 
 
 def _lanes(values: Any, count: int) -> np.ndarray:
@@ -136,12 +139,15 @@ def _lanes(values: Any, count: int) -> np.ndarray:
     return np.broadcast_to(a, (count,))
 
 
-def run_geometry(gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures):
+def run_geometry(gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures, other_streams=()):
     """Run the geometry kernel over the primitives ``verts`` (P, k) (indices
     into the vertex shader's results ``vres`` / positions ``vpos``), primitive
     ids ``prim_ids`` and the draws ``draws`` they belong to (of a pass), with
     the constant buffers ``consts`` (see gallium/draw/vs.py pass_constants:
-    per lane where the draws differ) and texture bindings ``textures``."""
+    per lane where the draws differ) and texture bindings ``textures``.
+    The result is vertex stream 0's output; ``other_streams`` names the
+    other streams whose output is wanted too (in ``.streams``, for stream
+    output)."""
     shader = gs.shader
     ninv = invocations(shader)
     ndraws = int(draws.max()) + 1 if draws.size else 1
@@ -181,16 +187,28 @@ def run_geometry(gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures):
             vertices=vertices,
         )
     )
+    out = _collect(gs, res, 0, lanes, ninv, prim_ids, draws, ndraws)
+    for stream in other_streams:
+        out.streams[stream] = _collect(gs, res, stream, lanes, ninv, prim_ids, draws, ndraws)
+    return out
+
+
+def _collect(gs, res, stream, lanes, ninv, prim_ids, draws, ndraws) -> GeometryOutput:
+    """The vertices a geometry kernel run emitted to vertex stream ``stream``,
+    lane by lane, in emission order, with their strips."""
+    shader = gs.shader
     pos_reg = gs.kernel.output_index("POSITION")
     lane_parts, event_parts, strip_parts, out_parts = [], [], [], []
     strip = np.zeros(lanes, np.int64)
-    for e, ev in enumerate(res.emitted or []):
+    events = res.emitted or []
+    for e, ev in enumerate(events):
         mask = np.broadcast_to(np.asarray(ev.mask, bool), (lanes,))
+        ev_stream = np.broadcast_to(np.asarray(ev.stream).astype(np.int64), (lanes,))
         if ev.kind == "end":
-            strip += mask
+            # (the program's own end, the last event, closes every stream's strip)
+            strip += mask & ((ev_stream == stream) | (e == len(events) - 1))
             continue
-        stream = np.broadcast_to(np.asarray(ev.stream).astype(np.int64), (lanes,))
-        sel = np.flatnonzero(mask & (stream == 0))
+        sel = np.flatnonzero(mask & (ev_stream == stream))
         if sel.size == 0:
             continue
         lane_parts.append(sel)

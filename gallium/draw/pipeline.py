@@ -98,6 +98,7 @@ class VertexProgram:
     # a multisampled framebuffer with rast.multisample: the set-up keeps every
     # primitive whose box holds a sample (gallium/draw/setup.py)
     multisample: bool = False
+    so_info: Any = None  # the last vertex stage's so.StreamOutputInfo, or None
 
     @property
     def interp(self) -> list[str]:
@@ -123,6 +124,7 @@ class Draw:
     fragment: Any  # the fragment side, for the sink
     queries: tuple = ()  # primitive-counting queries active at the call
     kind: str = TRIANGLES
+    so: Any = None  # the so.Binding it writes (stream output), or None
 
 
 @dataclass(slots=True)
@@ -137,6 +139,9 @@ class DrawCounts:
     gs_primitives: int = 0
     c_invocations: int = 0
     c_primitives: int = 0
+    # per vertex stream, when the draw wrote stream output: primitives made, written
+    so_generated: tuple | None = None
+    so_written: tuple | None = None
 
 
 class Sink(Protocol):
@@ -150,6 +155,10 @@ class Sink(Protocol):
 
     def count(self, queries: tuple, counts: DrawCounts) -> None:
         """One draw's primitive counts, for its queries."""
+
+    def writing(self, resources: list) -> None:
+        """The pass is about to write these resources (stream output): work
+        the sink holds that reads them must see their old contents."""
 
 
 def kind_of(mode: Prim, has_gs: bool) -> str:
@@ -228,6 +237,8 @@ class DrawPipeline:
                 and draws[j].kind == d0.kind
                 and draws[j].viewport == d0.viewport
                 and (d0.kind in (TRIANGLES, GEOMETRY) or draws[j].region == d0.region)
+                and draws[j].so is d0.so
+                and (d0.so is None or not _reads(draws[j], d0.so.storages))
             ):
                 j += 1
             group = draws[i:j]
@@ -339,9 +350,12 @@ class DrawPipeline:
     def _triangles(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
         prog = group[0].program
         tris, prims, tags, ntri = verts.primitives(streams)
-        ts, nclipped_by_draw = self._triangle_stage(
-            group, verts.pos, verts.attrs, prog.interp, tris, prims, tags
-        )
+        so_counts = self._stream_output(group, {0: (tris, tags, verts.res.outputs, verts.n)})
+        discard = prog.rast.rasterizer_discard
+        if not discard:
+            ts, nclipped_by_draw = self._triangle_stage(
+                group, verts.pos, verts.attrs, prog.interp, tris, prims, tags
+            )
         if any(d.queries for d in group):
             for k, (d, s) in enumerate(zip(group, streams)):
                 if d.queries:
@@ -356,10 +370,12 @@ class DrawPipeline:
                             ia_primitives=int(ntri[k]),
                             vs_invocations=s.uniq.size * ninst,
                             c_invocations=int(ntri[k]),
-                            c_primitives=int(nclipped_by_draw[k]),
+                            c_primitives=0 if discard else int(nclipped_by_draw[k]),
+                            **_so_fields(so_counts, k),
                         ),
                     )
-        self._emit(group, ts)
+        if not discard:
+            self._emit(group, ts)
 
     def _triangle_stage(self, group, pos, attrs, interp, tris, prims, tags) -> tuple:
         """Viewport transform, clipping and setup of triangles ``tris`` (with
@@ -432,6 +448,12 @@ class DrawPipeline:
             prim_parts.append(np.tile(np.arange(s.n, dtype=np.int64), ninst))
             tag_parts.append(np.full(s.n * ninst, k, np.int64))
         pts, prims, tags = _cat(pts_parts), _cat(prim_parts), _cat(tag_parts)
+        so_counts = self._stream_output(
+            group, {0: (pts[:, None], tags, verts.res.outputs, verts.n)}
+        )
+        if rast.rasterizer_discard:
+            self._count_discarded(group, streams, so_counts, [s.n for s in streams])
+            return
         psize_reg = prog.vs.kernel.output_index("PSIZE")
         if rast.point_size_per_vertex and psize_reg is not None:
             size = vs._bcast(verts.res.outputs[psize_reg][0], n, F32)[pts]
@@ -461,6 +483,7 @@ class DrawPipeline:
                             vs_invocations=s.uniq.size * ninst,
                             c_invocations=s.n * ninst,
                             c_primitives=int(kept[k]),
+                            **_so_fields(so_counts, k),
                         ),
                     )
         self._emit(group, ts)
@@ -471,6 +494,10 @@ class DrawPipeline:
         prog = group[0].program
         lines, prims, tags, nin = verts.primitives(streams)
         rast = prog.rast
+        so_counts = self._stream_output(group, {0: (lines, tags, verts.res.outputs, verts.n)})
+        if rast.rasterizer_discard:
+            self._count_discarded(group, streams, so_counts, nin)
+            return
         flat = verts.attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
         ts, nout = self._line_stage(
             group, verts.pos, verts.attrs, prog.interp, lines, prims, tags, flat
@@ -488,6 +515,7 @@ class DrawPipeline:
                             vs_invocations=s.uniq.size * ninst,
                             c_invocations=int(nin[k]),
                             c_primitives=int(nout[k]),
+                            **_so_fields(so_counts, k),
                         ),
                     )
         self._emit(group, ts)
@@ -536,10 +564,26 @@ class DrawPipeline:
         ninv = geo.invocations(gs.shader)
         lane_draw = np.repeat(tags, ninv) if len(group) > 1 else None
         consts = vs.pass_constants([d.gs_consts for d in group], lane_draw)
+        so_info = prog.so_info if any(d.so is not None for d in group) else None
+        other = [st for st in so_info.streams() if st] if so_info is not None else []
         out = geo.run_geometry(
-            gs, prog.vs, verts.res, verts.pos, verts_in, prim_ids, tags, consts, prog.gs_textures
-        )
+            gs, prog.vs, verts.res, verts.pos, verts_in, prim_ids, tags, consts, prog.gs_textures,
+            other,
+        )  # fmt: skip
         self.yield_point()
+        kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
+        so_counts = None
+        if so_info is not None:
+            so_streams = {}
+            for st in so_info.streams():
+                o = out if st == 0 else out.streams[st]
+                p = _strip_primitives(kind, o.pos.shape[0], o.cuts, rast.flatshade_first)
+                so_streams[st] = (p, o.draw[p[:, 0]], _channels(o.outputs), o.pos.shape[0])
+            so_counts = self._stream_output(group, so_streams)
+        if rast.rasterizer_discard:
+            gen = out.primitives_by_draw
+            self._count_discarded(group, streams, so_counts, nin, gen, ninv)
+            return
         fs_link = prog.link
         n = out.pos.shape[0]
         attrs = np.zeros((n, len(fs_link), 4), F32)
@@ -547,7 +591,6 @@ class DrawPipeline:
         for slot, (reg, _) in enumerate(fs_link):
             if reg is not None and reg in out.outputs:
                 attrs[:, slot] = out.outputs[reg]
-        kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
         if kind == "TRIANGLE_STRIP":
             tris, _ = assemble.triangles(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
             first = tris[:, 0]
@@ -595,9 +638,51 @@ class DrawPipeline:
                             gs_primitives=int(out.primitives_by_draw[k]),
                             c_invocations=int(out.primitives_by_draw[k]),
                             c_primitives=int(nout[k]),
+                            **_so_fields(so_counts, k),
                         ),
                     )
         self._emit(group, ts)
+
+    # -- stream output and rasterizer discard ----------------------------------------
+
+    def _stream_output(self, group: list[Draw], streams: dict) -> np.ndarray | None:
+        """Write the pass's primitives to its draws' stream output targets
+        (gallium/draw/so.py).  ``streams[s] = (verts (P, k), draw of each,
+        outputs, vertex count)`` per vertex stream.  Returns None when no draw
+        writes, else the (generated, written) counts per draw and stream."""
+        from . import so
+
+        info = group[0].program.so_info
+        if info is None or all(d.so is None for d in group):
+            return None
+        self.sink.writing([r for d in group if d.so is not None for r in d.so.resources()])
+        prims = {
+            st: so.StreamPrimitives(v, tags, outs, n)
+            for st, (v, tags, outs, n) in streams.items()
+            if st in info.streams()
+        }
+        return so.emit(info, [d.so for d in group], prims, len(group))
+
+    def _count_discarded(self, group, streams, so_counts, nin, gen=None, ninv=0) -> None:
+        """The counts of draws whose primitives go no further than stream
+        output (rasterizer_discard): nothing reaches the clipper."""
+        for k, (d, s) in enumerate(zip(group, streams)):
+            if not d.queries:
+                continue
+            ninst = d.info.instance_count
+            made = int(gen[k]) if gen is not None else int(nin[k])
+            self.sink.count(
+                d.queries,
+                DrawCounts(
+                    primitives_generated=made,
+                    ia_vertices=s.n * ninst,
+                    ia_primitives=int(nin[k]),
+                    vs_invocations=s.uniq.size * ninst,
+                    gs_invocations=int(nin[k]) * ninv,
+                    gs_primitives=made if gen is not None else 0,
+                    **_so_fields(so_counts, k),
+                ),
+            )
 
     # -- emit ------------------------------------------------------------------------
 
@@ -778,6 +863,43 @@ def _regions(group: list[Draw], draw_of: np.ndarray) -> Any:
     table = np.array([d.region for d in group], np.int64)
     rows = table[draw_of]
     return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+
+
+def _so_fields(so_counts: Any, k: int) -> dict:
+    """Draw k's stream output counts as DrawCounts fields."""
+    if so_counts is None:
+        return {}
+    generated, written = so_counts
+    return {"so_generated": tuple(generated[k].tolist()), "so_written": tuple(written[k].tolist())}
+
+
+def _strip_primitives(kind: str, n: int, cuts: np.ndarray, flatshade_first: bool) -> np.ndarray:
+    """A geometry shader's output strips as independent primitives (P, k)."""
+    from . import lines as ln
+
+    if kind == "TRIANGLE_STRIP":
+        return assemble.triangles(Prim.TRIANGLE_STRIP, n, cuts, flatshade_first)[0]
+    if kind == "LINE_STRIP":
+        return ln.segments(Prim.LINE_STRIP, n, cuts)[0]
+    return np.arange(n, dtype=np.int64)[:, None]
+
+
+def _channels(outputs: dict) -> dict:
+    """(N, 4) output rows as four channels (the vertex shader's layout)."""
+    return {reg: [rows[:, c] for c in range(4)] for reg, rows in outputs.items()}
+
+
+def _reads(draw: Draw, storages: tuple) -> bool:
+    """Whether a draw's vertex stage reads any of ``storages`` (stream
+    output buffers a pass writes: such a draw starts a pass of its own)."""
+    mine = [s for s in storages if s is not None]
+    if not mine:
+        return False
+    reads = [b.data for b in draw.buffers.values()]
+    if draw.index is not None:
+        reads.append(draw.index)
+    reads += [c for c in (*draw.consts, *draw.gs_consts) if c is not None]
+    return any(isinstance(r, np.ndarray) and np.may_share_memory(r, s) for r in reads for s in mine)
 
 
 def _cat(parts: list) -> np.ndarray:

@@ -33,7 +33,15 @@ import numpy as np
 from ..draw.primitives import select_triangles
 from ..pipe.enums import QueryType
 
-_COUNTING = (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS)
+_COUNTING = (
+    QueryType.PRIMITIVES_GENERATED,
+    QueryType.PIPELINE_STATISTICS,
+    QueryType.PRIMITIVES_EMITTED,
+    QueryType.SO_STATISTICS,
+    QueryType.SO_OVERFLOW_PREDICATE,
+    QueryType.SO_OVERFLOW_ANY_PREDICATE,
+)
+_SO_QUERIES = frozenset(_COUNTING[2:])
 
 
 class FragmentBase:
@@ -198,10 +206,27 @@ class Binner:
             return frag._state
         return self._state(frag, scene)
 
+    def writing(self, resources: list) -> None:
+        """A pass is about to write ``resources`` (stream output): rasterizer
+        work that reads them (the current scene, scenes in flight) goes first."""
+        self.ctx._before_pipeline_write(resources)
+
     def count(self, queries: tuple, counts: Any) -> None:
+        so_gen, so_written = counts.so_generated, counts.so_written
         for q in queries:
+            if q.type in _SO_QUERIES:
+                if so_gen is not None:
+                    for st in range(4):
+                        q.so_generated[st] += so_gen[st]
+                        q.so_written[st] += so_written[st]
+                continue
             if q.type == QueryType.PRIMITIVES_GENERATED:
-                q.primitives += counts.primitives_generated
+                # (with stream output bound, the primitives of each vertex
+                # stream as stream output decomposed them, as llvmpipe counts)
+                if so_gen is not None:
+                    q.primitives += so_gen[q.index] if q.index < 4 else 0
+                elif q.index == 0:
+                    q.primitives += counts.primitives_generated
             elif q.type == QueryType.PIPELINE_STATISTICS:
                 st = q.stats
                 st.ia_vertices += counts.ia_vertices

@@ -213,6 +213,7 @@ class NumpipeContext:
         self._clip = ClipState()
         self._stipple: PolyStipple | None = None
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
+        self._so_targets: tuple = ()  # bound stream output targets
         # scenes
         self._scene: Scene | None = None
         self._scene_seq = 0
@@ -245,7 +246,7 @@ class NumpipeContext:
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
         self._snap: dict[str, Any] = dict.fromkeys(
-            ("program", "vbufs", "vconsts", "gconsts", "frag", "ftex", "viewport", "region")
+            ("program", "vbufs", "vconsts", "gconsts", "frag", "ftex", "viewport", "region", "so")
         )
         self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
@@ -560,20 +561,37 @@ class NumpipeContext:
         slots[start : start + len(views)] = views
         self._invalidate(*_TEXTURE_PART.get(stage, ("ftex", "fbase", "frag")))
 
-    def create_stream_output_target(self, resource: Resource, offset: int, size: int) -> Any:
-        raise UnsupportedError("stream output is not implemented by numpipe yet")
+    def create_stream_output_target(
+        self, resource: Resource, buffer_offset: int, buffer_size: int
+    ) -> objects.StreamOutputTarget:
+        args = checks.check_stream_output_target(resource, buffer_offset, buffer_size)
+        return objects.StreamOutputTarget(self, *args)
 
-    def stream_output_target_destroy(self, target: Any) -> None:
-        raise UnsupportedError("stream output is not implemented by numpipe yet")
+    def stream_output_target_destroy(self, target: objects.StreamOutputTarget) -> None:
+        # (queued draws and the bindings keep writing it)
+        checks.destroy_stream_output_target(target)
 
     def set_stream_output_targets(self, targets: Sequence[Any], offsets: Sequence[int]) -> None:
+        """Bind stream output targets; an offset sets a target's internal
+        offset (the bytes written so far), -1 keeps it (append)."""
         self._check_alive()
         self._apply_stream_output_targets(
             *checks.check_stream_output_targets(targets, offsets, self.support)
         )
 
-    def _apply_stream_output_targets(self, targets: list, offsets: list) -> None:
-        """(Only an empty binding reaches here: the screen has no stream output.)"""
+    def _apply_stream_output_targets(self, targets: tuple, offsets: tuple) -> None:
+        # the offsets apply after the queued draws wrote their primitives
+        queued = self._queued
+        if self._draws.queue and (
+            any(t is not None for t in self._so_targets)
+            or any(t is not None and t.resource in queued for t in targets)
+        ):
+            self._run_draws()
+        for t, off in zip(targets, offsets):
+            if t is not None and off != -1:
+                t.internal_offset = off
+        self._so_targets = tuple(targets)
+        self._invalidate("so")
 
     # ------------------------------------------------------------------ non-CSO state
 
@@ -1059,6 +1077,7 @@ class NumpipeContext:
             self._rast.state,
             self._fb,
             self.support,
+            so_targets=self._so_targets,
         )
         self._apply_draw_vbo(info)
 
@@ -1067,24 +1086,48 @@ class NumpipeContext:
         bound state (by draw_vbo, or by a wrapping context against the same
         state: the threaded context's recorded draws).  Everything that could
         make the draw fail was checked, so a draw accepted here runs."""
+        if info.count_from_stream_output is not None:
+            info = self._draw_auto(info)
         if info.count == 0 or info.instance_count == 0:
             return
         if not self._render_condition_passes():
             return
-        rast = self._rast.state
-        if rast.rasterizer_discard:
-            return
+        gs = self._shaders[ShaderType.GEOMETRY]
+        if self._rast.state.rasterizer_discard and not self._counting:
+            last = gs if gs is not None else self._shaders[ShaderType.VERTEX]
+            if last.so is None or not any(t is not None for t in self._so_targets):
+                return  # (nothing to write, nothing to count)
         index_data = None
         if info.index_size:
             if isinstance(info.index, Resource):
                 index_data = info.index.storage
             else:  # user indices: the draw runs later, the caller may reuse them
                 index_data = _user_bytes(info.index, "info.index").copy()
-        kind = kind_of(info.mode, self._shaders[ShaderType.GEOMETRY] is not None)
+        kind = kind_of(info.mode, gs is not None)
         draw = self._queued_draw(info, index_data, kind)
         self.stats["draws"] += 1
         if self._draws.add(draw) or not self.batch_draws:
             self._run_draws()
+
+    def _draw_auto(self, info: DrawInfo) -> DrawInfo:
+        """Resolve a draw from stream output (draw_auto): its count is the
+        target's bytes written divided by vertex buffer 0's stride, as the draw
+        module resolves it, after every queued draw has written."""
+        target = info.count_from_stream_output
+        if target.resource in self._queued:
+            self._run_draws()
+        vb = self._vbufs.get(0)
+        stride = vb.stride if vb is not None else 0
+        out = copy.copy(info)
+        out.count = target.internal_offset // stride if stride else 0
+        out.count_from_stream_output = None
+        limit = self.support.max_draw_vertices
+        if limit and out.count * out.instance_count > limit:
+            raise UnsupportedError(
+                f"numpipe draws at most {limit:,} vertices a call (a draw from "
+                f"stream output of {out.count:,} vertices x {out.instance_count:,} instances)"
+            )
+        return out
 
     # -- the state a queued draw keeps (see gallium/draw/pipeline.py) -------------
     #
@@ -1136,9 +1179,14 @@ class NumpipeContext:
             region = make("region")
         if info.index_size and isinstance(info.index, Resource):
             self._queued.add(info.index)
+        so = None
+        if prog.so_info is not None and self._so_targets:
+            so = snap["so"]
+            if so is None:
+                so = make("so")
         return Draw(
             info, index_data, prog, buffers, consts, gs_consts, viewport, region, frag,
-            self._counting, kind,
+            self._counting, kind, so,
         )  # fmt: skip
 
     def _invalidate(self, *names: str) -> None:
@@ -1166,8 +1214,11 @@ class NumpipeContext:
         fs = self._shaders[ShaderType.FRAGMENT]
         rast = self._rast.state
         last = gs if gs is not None else vs
-        _, link = link_outputs(last.kernel.output_decls, fs.kernel, rast.flatshade)
-        sprite = sprite_slots(fs.kernel, rast)
+        if fs is not None:
+            _, link = link_outputs(last.kernel.output_decls, fs.kernel, rast.flatshade)
+            sprite = sprite_slots(fs.kernel, rast)
+        else:  # (rasterizer discard: nothing is linked)
+            link, sprite = [], ()
         ucps = tuple(tuple(self._clip.ucp[i]) for i in range(8) if rast.clip_plane_enable >> i & 1)
         vtex, vkey = self._stage_textures(ShaderType.VERTEX, resources, deps)
         gtex, gkey = (
@@ -1197,6 +1248,7 @@ class NumpipeContext:
                 max_line_width=MAX_LINE_WIDTH,
                 keep=(self._velems, self._rast),
                 multisample=multisample,
+                so_info=last.so,
             )
         return prog
 
@@ -1215,6 +1267,32 @@ class NumpipeContext:
             tuple(id(s) for s in samplers),
         )
         return self._texture_bindings(stage), key
+
+    def _part_so(self, resources: list, deps: list) -> Any:
+        """The bound stream output targets and the storage each writes."""
+        from ..draw.so import Binding
+
+        storages = []
+        for t in self._so_targets:
+            if t is None:
+                storages.append(None)
+                continue
+            resources.append(t.resource)
+            deps.append((t.resource, t.resource.storage))
+            storages.append(t.resource.storage)
+        if not resources:
+            return None
+        return Binding(self._so_targets, tuple(storages))
+
+    def _before_pipeline_write(self, resources: list) -> None:
+        """The draw pipeline is about to write ``resources`` (stream output):
+        rasterization that reads them goes first (see Binner.writing)."""
+        scene = self._scene
+        if scene is not None and any(r in scene.resources for r in resources):
+            self._submit_scene()
+        for r in resources:
+            for f in r.pending_fences():
+                f.wait(None)
 
     def _part_vbufs(self, resources: list, deps: list) -> dict:
         out = {}
@@ -1263,10 +1341,13 @@ class NumpipeContext:
                 resources.append(s.texture)
         return region
 
-    def _part_frag(self, resources: list, deps: list) -> FragmentSnapshot:
+    def _part_frag(self, resources: list, deps: list) -> FragmentSnapshot | None:
         """The fragment side of a draw: the constant buffers of the fragment
         stage on the rest (``fbase``), made apart so that a constant set per
-        draw makes only this small object."""
+        draw makes only this small object.  None for a rasterizer_discard
+        draw without a fragment shader: nothing is shaded."""
+        if self._shaders[ShaderType.FRAGMENT] is None:
+            return None
         base = self._snap["fbase"]
         if base is None:
             base = self._make_part("fbase")
@@ -1718,12 +1799,14 @@ class NumpipeContext:
         return True
 
     def _apply_begin_query(self, query: Query) -> None:
-        if query.type in (QueryType.PRIMITIVES_GENERATED, QueryType.PIPELINE_STATISTICS):
+        if counting_queries([query]):
             self._run_draws()  # queued draws may still count into its last interval
         query.fence = None
         query.pending_scene = None
         query.stats = objects.PipelineStatistics()
         query.primitives = 0
+        query.so_generated = [0, 0, 0, 0]
+        query.so_written = [0, 0, 0, 0]
         if query.type in (
             QueryType.OCCLUSION_COUNTER,
             QueryType.OCCLUSION_PREDICATE,
@@ -1755,7 +1838,10 @@ class NumpipeContext:
         if query.type in (QueryType.TIMESTAMP, QueryType.TIME_ELAPSED):
             query.end_marker = self._time_marker()  # type: ignore[attr-defined]
         if self._draws.queue:  # their primitives go into the current scene
-            self._current_scene()
+            if self._fb.width <= 0 or self._fb.height <= 0:
+                self._run_draws()  # (rasterizer_discard draws: no scene to hold them)
+            else:
+                self._current_scene()
         if self._scene is not None and (not self._scene.empty or self._draws.queue):
             if not hasattr(self._scene, "queries"):
                 self._scene.queries = []  # type: ignore[attr-defined]

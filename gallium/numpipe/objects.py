@@ -119,6 +119,7 @@ class ShaderCSO(contract.ShaderCSO):
     kernel: Kernel
     state: ShaderState | None
     id: int = field(default_factory=lambda: next(_ids))
+    so: Any = None  # the checked stream output info (gallium/draw/so.py), or None
 
     @cached_property
     def inputs(self) -> frozenset[int]:
@@ -129,6 +130,13 @@ class ShaderCSO(contract.ShaderCSO):
         if self.stage != ShaderType.GEOMETRY:
             return None
         return self.shader.get_property("GS_INPUT_PRIMITIVE")
+
+
+_SO_STAGES = {
+    ShaderType.VERTEX: "vertex",
+    ShaderType.TESS_EVAL: "tess_eval",
+    ShaderType.GEOMETRY: "geometry",
+}
 
 
 def make_shader(
@@ -153,8 +161,40 @@ def make_shader(
                 f"{d.file} registers in {stage.name.lower()} shaders are not implemented by "
                 "numpipe yet (compute programs have BUFFER and MEMORY)"
             )
+    so = None
+    if state is not None and stage in _SO_STAGES:
+        from ..draw.so import check_info
+
+        so = check_info(state.stream_output, shader, _SO_STAGES[stage])
     kernel = compile_shader(shader)
-    return ShaderCSO(stage, shader, kernel, copy.deepcopy(state) if state is not None else None)
+    return ShaderCSO(
+        stage, shader, kernel, copy.deepcopy(state) if state is not None else None, so=so
+    )
+
+
+class StreamOutputTarget(contract.StreamOutputTarget):
+    """``pipe_stream_output_target``: a range of a buffer that stream output
+    writes, and the bytes written so far (``internal_offset``, advanced by
+    the draw pipeline in draw order; see gallium/draw/so.py)."""
+
+    def __init__(self, context: Any, buffer: Any, offset: int, size: int) -> None:
+        self.id = next(_ids)
+        self.context = context
+        self.buffer = buffer
+        self.buffer_offset = offset
+        self.buffer_size = size
+        self.internal_offset = 0
+        self.destroyed = False
+
+    @property
+    def resource(self) -> Any:
+        return self.buffer
+
+    def __repr__(self) -> str:
+        return (
+            f"<StreamOutputTarget {self.id}: buffer {self.buffer.id} "
+            f"[{self.buffer_offset}, +{self.buffer_size}) written {self.internal_offset}>"
+        )
 
 
 @dataclass(frozen=True)
@@ -287,7 +327,19 @@ class PipelineStatistics:
     cs_invocations: int = 0
 
 
+@dataclass
+class SoStatistics:
+    """``pipe_query_data_so_statistics``."""
+
+    num_primitives_written: int = 0
+    primitives_storage_needed: int = 0
+
+
 SUPPORTED_QUERIES = {
+    QueryType.PRIMITIVES_EMITTED,
+    QueryType.SO_STATISTICS,
+    QueryType.SO_OVERFLOW_PREDICATE,
+    QueryType.SO_OVERFLOW_ANY_PREDICATE,
     QueryType.OCCLUSION_COUNTER,
     QueryType.OCCLUSION_PREDICATE,
     QueryType.OCCLUSION_PREDICATE_CONSERVATIVE,
@@ -314,6 +366,8 @@ class Query(contract.Query):
         self.counter: Any = None  # OcclusionCounter
         self.stats = PipelineStatistics()
         self.primitives = 0
+        self.so_generated = [0, 0, 0, 0]  # per vertex stream (stream output queries)
+        self.so_written = [0, 0, 0, 0]
         self.begin_marker: Any = None  # scene MarkerCmd or fence marker (TIME_ELAPSED)
         self.end_marker: Any = None  # (TIMESTAMP, TIME_ELAPSED)
         self.fence: Fence | None = None
@@ -335,6 +389,14 @@ class Query(contract.Query):
             return self.primitives
         if t == QueryType.GPU_FINISHED:
             return True
+        if t == QueryType.PRIMITIVES_EMITTED:
+            return self.so_written[self.index]
+        if t == QueryType.SO_STATISTICS:
+            return SoStatistics(self.so_written[self.index], self.so_generated[self.index])
+        if t == QueryType.SO_OVERFLOW_PREDICATE:
+            return self.so_generated[self.index] > self.so_written[self.index]
+        if t == QueryType.SO_OVERFLOW_ANY_PREDICATE:
+            return any(g > w for g, w in zip(self.so_generated, self.so_written))
         if t == QueryType.PIPELINE_STATISTICS:
             return copy.copy(self.stats)
         if t == QueryType.TIMESTAMP_DISJOINT:

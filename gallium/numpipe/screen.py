@@ -121,6 +121,14 @@ _CAPS: dict[Cap, int] = {
     Cap.COMPUTE: 1,
     # points (context.py _front_end_points): sprite coordinates, PCOORD
     Cap.POINT_SPRITE: 1,
+    # stream output (gallium/draw/so.py): draw_auto, pause/resume, every query
+    Cap.MAX_STREAM_OUTPUT_BUFFERS: 4,
+    Cap.MAX_STREAM_OUTPUT_SEPARATE_COMPONENTS: 64,
+    Cap.MAX_STREAM_OUTPUT_INTERLEAVED_COMPONENTS: 64,
+    Cap.STREAM_OUTPUT_PAUSE_RESUME: 1,
+    Cap.STREAM_OUTPUT_INTERLEAVE_BUFFERS: 1,
+    Cap.MAX_VERTEX_STREAMS: 4,
+    Cap.QUERY_SO_OVERFLOW: 1,
     # geometry shaders (gallium/draw/gs.py)
     Cap.MAX_GEOMETRY_OUTPUT_VERTICES: 1024,
     Cap.MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS: 1024,
@@ -444,6 +452,7 @@ class NumpipeScreen:
                 | Bind.SHADER_BUFFER
                 | Bind.COMMAND_ARGS_BUFFER
                 | Bind.COMPUTE_RESOURCE
+                | Bind.STREAM_OUTPUT
             )
         desc = try_describe(fmt)
         if desc is None:
@@ -453,8 +462,8 @@ class NumpipeScreen:
             return False
         if b & Bind.DEPTH_STENCIL and fmt not in _DEPTH_FORMATS:
             return False
-        if b & Bind.STREAM_OUTPUT:
-            return False  # stream output is not wired up yet
+        if b & Bind.STREAM_OUTPUT and tgt != TextureTarget.BUFFER:
+            return False  # (stream output writes buffers)
         if b & Bind.SHADER_IMAGE and (
             desc.is_depth or desc.is_stencil or desc.layout not in ("array", "packed")
         ):

@@ -46,6 +46,7 @@ from .enums import (
     PIPE_MAX_SHADER_IMAGES,
     PIPE_MAX_SHADER_SAMPLER_VIEWS,
     PIPE_MAX_SO_BUFFERS,
+    PIPE_MAX_VERTEX_STREAMS,
     PIPE_MAX_VIEWPORTS,
     PIPE_MAX_WINDOW_RECTANGLES,
     PIPE_TIMEOUT_INFINITE,
@@ -698,7 +699,24 @@ def check_query_type(
         raise UnsupportedError(f"query type {qt.name} is not implemented by {support.driver} yet")
     if not isinstance(index, int) or index < 0:
         raise bad_value("index", "must be an int >= 0", index)
+    if qt in _STREAM_QUERIES and index >= PIPE_MAX_VERTEX_STREAMS:
+        raise bad_value(
+            "index",
+            f"must name a vertex stream (0..{PIPE_MAX_VERTEX_STREAMS - 1}) for {qt.name}",
+            index,
+        )
     return qt, index
+
+
+# the queries whose index is a vertex stream
+_STREAM_QUERIES = frozenset(
+    {
+        QueryType.PRIMITIVES_GENERATED,
+        QueryType.PRIMITIVES_EMITTED,
+        QueryType.SO_STATISTICS,
+        QueryType.SO_OVERFLOW_PREDICATE,
+    }
+)
 
 
 _NO_BEGIN = frozenset({QueryType.TIMESTAMP, QueryType.GPU_FINISHED})
@@ -1198,17 +1216,63 @@ def check_shader_images(shader: Any, start: Any, images: Any) -> tuple:
     return stage, start, out
 
 
+def check_stream_output_target(resource: Any, offset: Any, size: Any) -> tuple[Resource, int, int]:
+    """create_stream_output_target's arguments: (buffer, buffer_offset, buffer_size)."""
+    if not isinstance(resource, Resource) or not resource.is_buffer:
+        raise bad_type("resource", "a buffer Resource", resource)
+    if resource.destroyed:
+        raise bad_value("resource", "has been destroyed")
+    offset = check_int("buffer_offset", offset, 0)
+    size = check_int("buffer_size", size, 0)
+    if offset % 4 or size % 4:
+        raise bad_value("buffer_offset/buffer_size", "must be multiples of 4", (offset, size))
+    if offset + size > resource.width0:
+        raise bad_value(
+            "buffer_offset + buffer_size",
+            f"must lie inside the buffer ({resource.width0} bytes)",
+            offset + size,
+        )
+    return resource, offset, size
+
+
+def destroy_stream_output_target(target: Any) -> StreamOutputTarget:
+    """stream_output_target_destroy: marks the target destroyed (queued work
+    and bindings that hold it keep writing it)."""
+    if not isinstance(target, StreamOutputTarget):
+        raise bad_type("target", "a target from create_stream_output_target", target)
+    target.destroyed = True
+    return target
+
+
 def check_stream_output_targets(targets: Any, offsets: Any, support: Support) -> tuple:
-    targets = check_sequence("targets", targets)
-    offsets = check_sequence("offsets", offsets)
+    """set_stream_output_targets: (targets, offsets) tuples, one offset per
+    target: -1 (or (unsigned)-1, as C callers spell it) appends, otherwise a
+    multiple of 4 that becomes the target's bytes written so far."""
+    targets = tuple(check_sequence("targets", targets))
+    offsets = tuple(check_sequence("offsets", offsets))
     if targets and not support.max_stream_output_buffers:
         raise UnsupportedError(f"stream output is not implemented by {support.driver} yet")
-    if len(targets) > PIPE_MAX_SO_BUFFERS:
-        raise bad_value("targets", f"may hold at most {PIPE_MAX_SO_BUFFERS}", len(targets))
-    for i, t in enumerate(targets):
-        if t is not None and not isinstance(t, StreamOutputTarget):
-            raise bad_type(f"targets[{i}]", "a stream output target or None", t)
-    return targets, [check_int(f"offsets[{i}]", o, -1, _U32) for i, o in enumerate(offsets)]
+    limit = min(PIPE_MAX_SO_BUFFERS, support.max_stream_output_buffers or PIPE_MAX_SO_BUFFERS)
+    if len(targets) > limit:
+        raise bad_value("targets", f"may hold at most {limit} targets", len(targets))
+    if len(offsets) != len(targets):
+        raise bad_value("offsets", f"must hold one offset per target ({len(targets)})", offsets)
+    out = []
+    for i, (t, off) in enumerate(zip(targets, offsets)):
+        if t is not None:
+            if not isinstance(t, StreamOutputTarget):
+                raise bad_type(
+                    f"targets[{i}]", "a target from create_stream_output_target or None", t
+                )
+            if t.destroyed:
+                raise bad_value(f"targets[{i}]", "has been destroyed")
+        off = check_int(f"offsets[{i}]", off, -1, _U32)
+        if off == _U32:
+            off = -1
+        if off > 0 and off % 4:
+            raise bad_value(f"offsets[{i}]", "must be -1 (append) or a multiple of 4", off)
+        out.append(off)
+    return targets, tuple(out)
 
 
 # ----------------------------------------------------------------------------
@@ -1276,10 +1340,24 @@ def _check_draw_info(info: Any, support: Support) -> DrawInfo:
         raise bad_type("info", "a pipe.DrawInfo", info)
     if info.indirect is not None and not support.draw_indirect:
         raise UnsupportedError(f"indirect draws are not implemented by {support.driver} yet")
-    if info.count_from_stream_output is not None and not support.max_stream_output_buffers:
-        raise UnsupportedError(
-            f"draw_auto (count_from_stream_output) is not implemented by {support.driver} yet"
-        )
+    so_target = info.count_from_stream_output
+    if so_target is not None:
+        if not support.max_stream_output_buffers:
+            raise UnsupportedError(
+                f"draw_auto (count_from_stream_output) is not implemented by {support.driver} yet"
+            )
+        if not isinstance(so_target, StreamOutputTarget):
+            raise bad_type(
+                "info.count_from_stream_output",
+                "a stream output target from create_stream_output_target",
+                so_target,
+            )
+        if so_target.destroyed:
+            raise bad_value("info.count_from_stream_output", "has been destroyed")
+        if info.index_size:
+            raise bad_value(
+                "info.index_size", "must be 0 for a draw from stream output (draw_auto)"
+            )
     out = _CheckedDrawInfo.__new__(_CheckedDrawInfo)
     for name in _DRAW_FIELDS:
         setattr(out, name, getattr(info, name))
@@ -1337,6 +1415,14 @@ _TRIANGLE_MODES = frozenset(
         Prim.POLYGON,
     }
 )
+_ADJACENCY_MODES = frozenset(
+    {
+        Prim.LINES_ADJACENCY,
+        Prim.LINE_STRIP_ADJACENCY,
+        Prim.TRIANGLES_ADJACENCY,
+        Prim.TRIANGLE_STRIP_ADJACENCY,
+    }
+)
 # the draw modes a geometry shader of each input primitive accepts
 _GS_INPUT_MODES = {
     "POINTS": frozenset({Prim.POINTS}),
@@ -1356,13 +1442,19 @@ def check_draw_state(
     rasterizer: RasterizerState,
     fb: FramebufferState,
     support: Support,
+    so_targets: tuple = (),
 ) -> None:
-    """A checked draw against the state bound for it (what any driver needs)."""
+    """A checked draw against the state bound for it (what any driver needs).
+
+    With ``rasterizer_discard`` nothing reaches the fragment stage: stream
+    output and queries need neither a fragment shader nor a framebuffer.
+    ``so_targets`` are the bound stream output targets."""
     if vs is None:
         raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
-    if fs is None:
+    discard = rasterizer.rasterizer_discard
+    if fs is None and not discard:
         raise bad_value("fragment shader", "must be bound (bind_fs_state) before draw_vbo")
-    if fb.width <= 0 or fb.height <= 0:
+    if (fb.width <= 0 or fb.height <= 0) and not discard:
         raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
     inputs = vs.inputs
     if inputs:
@@ -1382,6 +1474,17 @@ def check_draw_state(
     if mode == Prim.TRIANGLE_STRIP_ADJACENCY and not support.triangle_strip_adjacency:
         raise UnsupportedError(
             f"TRIANGLE_STRIP_ADJACENCY is not implemented by {support.driver} yet"
+        )
+    if (
+        gs is None
+        and mode in _ADJACENCY_MODES
+        and vs.so is not None
+        and any(t is not None for t in so_targets)
+    ):
+        raise bad_value(
+            "info.mode",
+            "must not be an adjacency mode for stream output without a geometry shader",
+            mode.name,
         )
     if gs is not None:
         inp = gs.gs_input

@@ -50,6 +50,17 @@ DCL OUT[1], GENERIC[0]
   1: MOV OUT[1], IN[1]
   2: END
 """
+# VS_CONST whose outputs are written to two stream output buffers
+SO_INFO = pipe.StreamOutputInfo(
+    num_outputs=3,
+    stride=[6, 2, 0, 0],
+    output=[
+        pipe.StreamOutput(register_index=0, num_components=4, output_buffer=0, dst_offset=0),
+        pipe.StreamOutput(register_index=1, num_components=2, output_buffer=0, dst_offset=4),
+        pipe.StreamOutput(register_index=1, start_component=2, num_components=2, output_buffer=1),
+    ],
+)
+SO_BYTES = 1536  # each stream output buffer (draws overflow it now and then)
 FS_PASS = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR
@@ -130,6 +141,7 @@ RASTERIZERS = [
     pipe.RasterizerState(cull_face=pipe.Face.BACK),
     pipe.RasterizerState(flatshade=True, point_size=3.0, line_width=2.0),
     pipe.RasterizerState(scissor=True, front_ccw=True, point_size=1.5),
+    pipe.RasterizerState(rasterizer_discard=True),
 ]
 MODES = [
     pipe.Prim.TRIANGLES,
@@ -144,6 +156,9 @@ QUERY_TYPES = [
     pipe.QueryType.OCCLUSION_COUNTER,
     pipe.QueryType.PRIMITIVES_GENERATED,
     pipe.QueryType.PIPELINE_STATISTICS,
+    pipe.QueryType.PRIMITIVES_EMITTED,
+    pipe.QueryType.SO_STATISTICS,
+    pipe.QueryType.SO_OVERFLOW_ANY_PREDICATE,
 ]
 
 _f = st.floats(-1.5, 1.5, width=32)
@@ -161,7 +176,9 @@ _op = st.one_of(
     _draw,
     _draw,
     _draw,
-    st.tuples(st.just("vs"), st.integers(0, 1)),
+    st.tuples(st.just("vs"), st.integers(0, 2)),
+    st.tuples(st.just("so"), st.sampled_from(["begin", "append", "off"])),
+    st.tuples(st.just("draw_auto"), st.sampled_from(MODES), st.integers(1, 2)),
     st.tuples(st.just("vconst"), st.lists(_f, min_size=8, max_size=8), st.booleans()),
     st.tuples(st.just("fs"), st.integers(0, len(FRAGMENT_SHADERS) - 1)),
     st.tuples(st.just("fconst"), st.lists(st.floats(0, 1, width=32), min_size=4, max_size=4)),
@@ -171,7 +188,7 @@ _op = st.one_of(
     st.tuples(st.just("stencil_ref"), st.integers(0, 3)),
     st.tuples(st.just("scissor"), st.integers(0, W // 2), st.integers(0, H // 2)),
     st.tuples(st.just("viewport"), st.floats(0.5, 1.0, width=32)),
-    st.tuples(st.just("vbuf"), st.integers(0, 2)),
+    st.tuples(st.just("vbuf"), st.integers(0, 3)),
     st.tuples(st.just("subdata"), st.integers(0, NVERTS - 4), st.integers(0, 2**31)),
     st.tuples(st.just("clear"), st.floats(0, 1, width=32)),
     st.tuples(st.just("query"), st.integers(0, len(QUERY_TYPES) - 1)),
@@ -227,6 +244,7 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
             0, [pipe.ViewportState(scale=(W / 2, H / 2, 0.5), translate=(W / 2, H / 2, 0.5))]
         )
         vss = [ctx.create_vs_state(pipe.ShaderState(tokens=t)) for t in (VS_CONST, VS_PLAIN)]
+        vss.append(ctx.create_vs_state(pipe.ShaderState(tokens=VS_CONST, stream_output=SO_INFO)))
         fss = [ctx.create_fs_state(pipe.ShaderState(tokens=t)) for t in FRAGMENT_SHADERS]
         blends = [ctx.create_blend_state(pipe.BlendState(rt=[b])) for b in BLENDS]
         dsas = [ctx.create_depth_stencil_alpha_state(d) for d in DSAS]
@@ -253,6 +271,17 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
             )  # fmt: skip
             ctx.buffer_subdata(buf, pipe.Transfer.WRITE, 0, data)
             vbufs.append(buf)
+        so_bufs = []
+        for _ in range(2):
+            buf = screen.resource_create(
+                pipe.ResourceTemplate(
+                    target=B, format=pipe.Format.NONE, width0=SO_BYTES,
+                    bind=pipe.Bind.STREAM_OUTPUT | pipe.Bind.VERTEX_BUFFER,
+                )
+            )  # fmt: skip
+            ctx.buffer_subdata(buf, pipe.Transfer.WRITE, 0, np.zeros(SO_BYTES, np.uint8))
+            so_bufs.append(buf)
+        so_targets = [ctx.create_stream_output_target(b, 0, SO_BYTES) for b in so_bufs]
         user_verts = _vertices(3)
         rng = np.random.default_rng(7)
         types = {1: np.uint8, 2: np.uint16, 4: np.uint32}
@@ -292,6 +321,15 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
                 ctx.draw_vbo(info)
             elif kind == "vs":
                 ctx.bind_vs_state(vss[op[1]])
+            elif kind == "so":
+                if op[1] == "off":
+                    ctx.set_stream_output_targets([], [])
+                else:
+                    ctx.set_stream_output_targets(so_targets, [0 if op[1] == "begin" else -1] * 2)
+            elif kind == "draw_auto":
+                info = pipe.DrawInfo(mode=op[1], instance_count=op[2])
+                info.count_from_stream_output = so_targets[0]
+                ctx.draw_vbo(info)
             elif kind == "vconst":
                 data = np.float32(op[1])
                 if op[2]:  # through a buffer resource, written in place
@@ -321,7 +359,7 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
                 )
                 ctx.set_viewport_states(0, [vp])
             elif kind == "vbuf":
-                buf = user_verts if op[1] == 2 else vbufs[op[1]]
+                buf = [vbufs[0], vbufs[1], user_verts, so_bufs[0]][op[1]]
                 ctx.set_vertex_buffers(
                     0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=buf)]
                 )
@@ -352,6 +390,12 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
         data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1))
         depth = np.array(data).tobytes()
         ctx.transfer_unmap(xfer)
+        for buf in so_bufs:
+            data, xfer = ctx.transfer_map(
+                buf, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, SO_BYTES, 1, 1)
+            )
+            res.append(np.array(data).tobytes())
+            ctx.transfer_unmap(xfer)
         return color, depth, res
     finally:
         ctx.destroy()
@@ -381,7 +425,7 @@ def test_passes_of_many_draws_render_what_draws_one_by_one_render(ops, monkeypat
     want = _reference(ops, monkeypatch)
     for workers, threaded in ((2, False), (1, True), (2, True)):
         got = _render(get_screen(workers), threaded, True, ops)
-        assert got[2] == want[2], (workers, threaded)  # the queries
+        assert got[2] == want[2], (workers, threaded)  # the queries, stream output
         assert got[1] == want[1], (workers, threaded)  # depth and stencil
         assert got[0] == want[0], (workers, threaded)  # colour
 

@@ -512,6 +512,9 @@ CALLS.update(
             st.sampled_from(["begin_query", "end_query", "destroy_query"]),
             st.one_of(thing, R("dead_query")),
         ),
+        "get_query_result_resource": st.tuples(
+            st.one_of(thing, R("dead_query")), junk, small, small, thing, size
+        ).map(lambda a: ("get_query_result_resource", *a)),
         "render_condition_dead": st.tuples(R("dead_query", "query"), junk, small).map(
             lambda a: ("render_condition", *a)
         ),
@@ -719,6 +722,7 @@ def _good_frame(ctx, env):
     ctx.render_condition(None, False, 0)
     ctx.set_clip_state(pipe.ClipState())
     ctx.bind_gs_state(None)
+    ctx.set_stream_output_targets([], [])
     for setter in (
         ctx.bind_blend_state,
         ctx.bind_depth_stencil_alpha_state,

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from gallium.pipe.checks import query_result_bytes
+
 Range = tuple[Any, int, int | None]
 
 
@@ -103,7 +105,7 @@ CALLS: dict[str, Access] = {
     "texture_barrier": STATE("_apply_texture_barrier"),
     "memory_barrier": STATE("_apply_memory_barrier"),
     # -- drawing and compute: the bound resources -------------------------------------
-    "draw_vbo": Access("_apply_draw_vbo", reads=lambda info: _index_buffer(info), bound="draw"),
+    "draw_vbo": Access("_apply_draw_vbo", reads=lambda info: _draw_reads(info), bound="draw"),
     "clear": Access("_apply_clear", bound="clear"),
     "launch_grid": Access(
         "_apply_launch_grid",
@@ -134,6 +136,12 @@ CALLS: dict[str, Access] = {
     "generate_mipmap": Access(
         "_generate_mipmap", writes=lambda blits: tuple(_whole(b.dst) for b in blits[:1])
     ),
+    "get_query_result_resource": Access(
+        "_apply_get_query_result_resource",
+        writes=lambda q, wait, rtype, index, res, off: (
+            _span(res, off, query_result_bytes(rtype)),
+        ),
+    ),
     "flush_resource": Access("_apply_flush_resource", reads=lambda res: (res,)),
     "invalidate_resource": Access("_apply_invalidate_resource", writes=lambda res: (_whole(res),)),
     # (new storage: busy from now on, and its valid range is emptied, not filled)
@@ -143,6 +151,13 @@ CALLS: dict[str, Access] = {
 }
 
 
-def _index_buffer(info: Any) -> tuple:
+def _draw_reads(info: Any) -> tuple:
+    """A draw's index buffer and an indirect draw's command buffers."""
     index = info.index if info.index_size else None
-    return (index,) if index is not None and hasattr(index, "is_buffer") else ()
+    out = (index,) if index is not None and hasattr(index, "is_buffer") else ()
+    ind = info.indirect
+    if ind is not None:
+        out += (ind.buffer,)
+        if ind.indirect_draw_count is not None:
+            out += (ind.indirect_draw_count,)
+    return out

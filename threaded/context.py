@@ -1227,6 +1227,14 @@ class ThreadedContext:
         self._record_call("end_query", (q,))
         return True
 
+    def get_query_result_resource(self, query, wait, result_type, index, resource, offset):
+        """Recorded: the driver thread writes the result in order (waiting
+        there, not here, when ``wait``)."""
+        self._record_call(
+            "get_query_result_resource",
+            checks.check_query_result_resource(query, wait, result_type, index, resource, offset),
+        )
+
     def get_query_result(self, query, wait: bool = True):
         q = checks.check_query_result(query)
         if isinstance(q, _CounterQuery):

@@ -19,8 +19,11 @@ context (the application's, or a threaded context's driver thread).
 :meth:`DrawPipeline.run` cuts the queue into *passes*: maximal runs of
 consecutive draws with the same vertex program (vertex and geometry shader,
 vertex elements, rasterizer state, clip planes, linkage to the fragment
-shader), viewport and kind of primitive.  Each pass goes through the stages
-once, over all its draws:
+shader), viewport, kind of primitive and stream output binding -- and a draw
+that reads (as vertices, indices or constants) a buffer the pass writes by
+stream output starts a pass of its own, so that it reads what the draws
+before it wrote.  Each pass goes through the stages once, over all its
+draws:
 
 ======================  =====================================================
 ``fetch.py``            index reading per draw (repeated index ranges read
@@ -29,6 +32,10 @@ once, over all its draws:
                         differs between the draws is read per lane
 ``assemble.py``         each draw's primitives from its own vertex stream
 ``gs.py``               one geometry kernel call over the pass's primitives
+``so.py``               stream output: the pass's primitives (each vertex
+                        stream's) written to its draws' targets in draw
+                        order, before clipping; with ``rasterizer_discard``
+                        a pass ends here (after its counts)
 ``clip.py``/``lines``   clipping of triangles / lines (points: ``points.py``)
 ``viewport.py``         the viewport transform
 ``setup.py``/``lines``  set-up triangles (TriangleSets), each draw's triangles

@@ -45,6 +45,7 @@ import numpy as np
 from workers.job import SceneJob
 
 from ..draw.fetch import BoundVertexBuffer
+from ..draw.indirect import indirect_commands
 from ..draw.pipeline import GEOMETRY, Draw, DrawPipeline, VertexProgram, kind_of
 from ..draw.vs import link as link_outputs
 from ..draw.vs import sprite_slots
@@ -1086,6 +1087,9 @@ class NumpipeContext:
         bound state (by draw_vbo, or by a wrapping context against the same
         state: the threaded context's recorded draws).  Everything that could
         make the draw fail was checked, so a draw accepted here runs."""
+        if info.indirect is not None:
+            self._draw_indirect(info)
+            return
         if info.count_from_stream_output is not None:
             info = self._draw_auto(info)
         if info.count == 0 or info.instance_count == 0:
@@ -1108,6 +1112,20 @@ class NumpipeContext:
         self.stats["draws"] += 1
         if self._draws.add(draw) or not self.batch_draws:
             self._run_draws()
+
+    def _draw_indirect(self, info: DrawInfo) -> None:
+        """An indirect draw: its commands are read now, after every earlier
+        call that writes their buffers (as llvmpipe's util_draw_indirect maps
+        them), and drawn as the draws they describe (gallium/draw/indirect.py)."""
+        ind = info.indirect
+        self._sync_resource(ind.buffer, False, "indirect draw")
+        count_word = None
+        if ind.indirect_draw_count is not None:
+            self._sync_resource(ind.indirect_draw_count, False, "indirect draw count")
+            count_word = ind.indirect_draw_count.storage
+        limit = self.support.max_draw_vertices
+        for sub in indirect_commands(info, ind.buffer.storage, count_word, limit):
+            self._apply_draw_vbo(sub)
 
     def _draw_auto(self, info: DrawInfo) -> DrawInfo:
         """Resolve a draw from stream output (draw_auto): its count is the
@@ -1891,6 +1909,50 @@ class NumpipeContext:
         else:
             self.raise_pending_error()
         return True, query.result()
+
+    def get_query_result_resource(
+        self,
+        query: Query,
+        wait: bool,
+        result_type: int,
+        index: int,
+        resource: Resource,
+        offset: int,
+    ) -> None:
+        """Write a query's result into a buffer, in command order (later
+        draws, copies and maps see it).  ``index`` -1 writes whether the
+        result is available (1 or 0); otherwise the value (for a query of
+        several values, the ``index``-th), only when available -- after
+        waiting for it when ``wait``.  The value is clamped to the
+        ``result_type`` (llvmpipe's rules)."""
+        self._check_alive()
+        self._apply_get_query_result_resource(
+            *checks.check_query_result_resource(query, wait, result_type, index, resource, offset)
+        )
+
+    def _apply_get_query_result_resource(
+        self,
+        query: Query,
+        wait: bool,
+        result_type: Any,
+        index: int,
+        resource: Resource,
+        offset: int,
+    ) -> None:
+        fence = self.query_fence(query)
+        if wait and not fence.signalled:
+            fence.wait(None)
+        ready = fence.signalled
+        if index == -1:
+            value = int(ready)
+        elif not ready:
+            return
+        else:
+            value = objects.query_value(query, index)
+        data = objects.pack_query_value(value, result_type)
+        self._sync_resource(resource, True, "get_query_result_resource")
+        resource.storage[offset : offset + data.size] = data
+        resource.mark_valid(offset, offset + data.size)
 
     async def get_query_result_async(self, query: Query) -> Any:
         """Await the query's result (asyncio or trio)."""

@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from ..pipe import checks
 from ..pipe import objects as contract
 from ..pipe.checks import check_fields, check_sequence, check_transfer_usage
 from ..pipe.enums import (
     Format,
     QueryType,
+    QueryValueType,
     ShaderType,
     Swizzle,
     TextureTarget,
@@ -402,6 +405,44 @@ class Query(contract.Query):
         if t == QueryType.TIMESTAMP_DISJOINT:
             return (1_000_000_000, False)
         raise UnsupportedError(f"query type {t.name} is not implemented")
+
+
+_STAT_FIELDS = (
+    "ia_vertices",
+    "ia_primitives",
+    "vs_invocations",
+    "gs_invocations",
+    "gs_primitives",
+    "c_invocations",
+    "c_primitives",
+    "ps_invocations",
+    "hs_invocations",
+    "ds_invocations",
+    "cs_invocations",
+)
+
+
+def query_value(query: Query, index: int) -> int:
+    """A query's result as the integer a buffer receives (value ``index`` of
+    a query of several values; get_query_result_resource)."""
+    value = query.result()
+    if query.type == QueryType.PIPELINE_STATISTICS:
+        return int(getattr(value, _STAT_FIELDS[index]))
+    if query.type == QueryType.SO_STATISTICS:
+        return int(value.num_primitives_written if index == 0 else value.primitives_storage_needed)
+    if query.type == QueryType.TIMESTAMP_DISJOINT:
+        return int(value[index])
+    return int(value)
+
+
+def pack_query_value(value: int, result_type: QueryValueType) -> np.ndarray:
+    """The bytes of a query value as ``result_type`` (clamped to 32 bits)."""
+    if result_type == QueryValueType.I32:
+        return np.array([min(value, 0x7FFFFFFF)], "<i4").view(np.uint8)
+    if result_type == QueryValueType.U32:
+        return np.array([min(value, 0xFFFFFFFF)], "<u4").view(np.uint8)
+    dtype = "<i8" if result_type == QueryValueType.I64 else "<u8"
+    return np.array([value & 0xFFFFFFFFFFFFFFFF], "<u8").view(dtype).view(np.uint8)
 
 
 def make_query(query_type: Any, index: int, context: Any, support: Support) -> Query:

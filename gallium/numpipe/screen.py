@@ -129,6 +129,11 @@ _CAPS: dict[Cap, int] = {
     Cap.STREAM_OUTPUT_INTERLEAVE_BUFFERS: 1,
     Cap.MAX_VERTEX_STREAMS: 4,
     Cap.QUERY_SO_OVERFLOW: 1,
+    # indirect draws (context.py indirect_commands), query results into buffers
+    Cap.DRAW_INDIRECT: 1,
+    Cap.MULTI_DRAW_INDIRECT: 1,
+    Cap.MULTI_DRAW_INDIRECT_PARAMS: 1,
+    Cap.QUERY_BUFFER_OBJECT: 1,
     # geometry shaders (gallium/draw/gs.py)
     Cap.MAX_GEOMETRY_OUTPUT_VERTICES: 1024,
     Cap.MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS: 1024,
@@ -453,6 +458,7 @@ class NumpipeScreen:
                 | Bind.COMMAND_ARGS_BUFFER
                 | Bind.COMPUTE_RESOURCE
                 | Bind.STREAM_OUTPUT
+                | Bind.QUERY_BUFFER
             )
         desc = try_describe(fmt)
         if desc is None:

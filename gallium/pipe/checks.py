@@ -61,6 +61,7 @@ from .enums import (
     PolygonMode,
     Prim,
     QueryType,
+    QueryValueType,
     RenderCond,
     ShaderType,
     StencilOp,
@@ -95,6 +96,7 @@ from .state import (
     ConstantBuffer,
     DepthState,
     DepthStencilAlphaState,
+    DrawIndirectInfo,
     DrawInfo,
     FramebufferState,
     GridInfo,
@@ -717,6 +719,52 @@ _STREAM_QUERIES = frozenset(
         QueryType.SO_OVERFLOW_PREDICATE,
     }
 )
+
+
+_RESULT_BYTES = {
+    QueryValueType.I32: 4,
+    QueryValueType.U32: 4,
+    QueryValueType.I64: 8,
+    QueryValueType.U64: 8,
+}
+# the values of a query of several (get_query_result_resource's index)
+_QUERY_VALUES = {
+    QueryType.PIPELINE_STATISTICS: 11,
+    QueryType.SO_STATISTICS: 2,
+    QueryType.TIMESTAMP_DISJOINT: 2,
+}
+
+
+def query_result_bytes(result_type: QueryValueType) -> int:
+    """The bytes get_query_result_resource writes for ``result_type``."""
+    return _RESULT_BYTES[result_type]
+
+
+def check_query_result_resource(
+    query: Any, wait: Any, result_type: Any, index: Any, resource: Any, offset: Any
+) -> tuple:
+    """get_query_result_resource's arguments: (query, wait, result type,
+    index (-1: availability), buffer, offset)."""
+    q = check_query(query)
+    if q.type in (QueryType.GPU_FINISHED, QueryType.DRIVER_SPECIFIC):
+        raise bad_value("query", "must be a query whose result a buffer can hold", q.type.name)
+    if not q.ended:
+        raise bad_value("query", "has not been ended (end_query)")
+    rtype = _enum("result_type", QueryValueType, check_int("result_type", result_type))
+    index = check_int("index", index, -1)
+    values = _QUERY_VALUES.get(q.type, 1)
+    if index >= values:
+        raise bad_value(
+            "index", f"must be -1 (availability) or below {values} for {q.type.name}", index
+        )
+    res = check_resource("resource", resource, "buffer")
+    offset = check_int("offset", offset, 0)
+    size = _RESULT_BYTES[rtype]
+    if offset % 4 or offset + size > res.width0:
+        raise bad_value(
+            "offset", f"must be a multiple of 4 leaving {size} bytes inside the buffer", offset
+        )
+    return q, check_bool("wait", wait), rtype, index, res, offset
 
 
 _NO_BEGIN = frozenset({QueryType.TIMESTAMP, QueryType.GPU_FINISHED})
@@ -1392,6 +1440,12 @@ def _check_draw_info(info: Any, support: Support) -> DrawInfo:
                 f"index range [{out.start}, {out.start + out.count}) must lie inside the "
                 f"index buffer ({size // out.index_size} indices)",
             )
+    if info.indirect is not None:
+        if so_target is not None:
+            raise bad_value(
+                "info.indirect", "must be None for a draw from stream output (draw_auto)"
+            )
+        out.indirect = check_draw_indirect_info(info.indirect, out.index_size)
     out.primitive_restart = bool(check_int("info.primitive_restart", info.primitive_restart, 0, 1))
     out.has_user_indices = bool(check_int("info.has_user_indices", info.has_user_indices, 0, 1))
     limit = support.max_draw_vertices
@@ -1400,6 +1454,63 @@ def _check_draw_info(info: Any, support: Support) -> DrawInfo:
             f"{support.driver} draws at most {limit:,} vertices a call (info.count x "
             f"info.instance_count = {out.count * out.instance_count:,}): split the draw"
         )
+    return out
+
+
+def check_draw_indirect_info(indirect: Any, index_size: int) -> DrawIndirectInfo:
+    """Validate ``DrawInfo.indirect``; returns a private copy.
+
+    The commands (uint32 ``count, instance_count, start, start_instance``, or
+    ``count, instance_count, start, index_bias, start_instance`` for indexed
+    draws) and the draw count are read when the draw runs; here their places
+    must lie inside their buffers.
+    """
+    if not isinstance(indirect, DrawIndirectInfo):
+        raise bad_type("info.indirect", "a pipe.DrawIndirectInfo", indirect)
+    buf = indirect.buffer
+    if not isinstance(buf, Resource) or not buf.is_buffer:
+        raise bad_type("info.indirect.buffer", "a buffer Resource created by this screen", buf)
+    if buf.destroyed:
+        raise bad_value("info.indirect.buffer", "has been destroyed")
+    size = 20 if index_size else 16
+    offset = check_int("info.indirect.offset", indirect.offset, 0, _U32)
+    stride = check_int("info.indirect.stride", indirect.stride, 0, _U32)
+    draw_count = check_int("info.indirect.draw_count", indirect.draw_count, 0, _U32)
+    if offset % 4 or stride % 4:
+        raise bad_value("info.indirect.offset/stride", "must be multiples of 4", (offset, stride))
+    if draw_count > 1 and stride < size:
+        raise bad_value(
+            "info.indirect.stride",
+            f"must be at least the command size ({size} bytes) for draw_count > 1",
+            stride,
+        )
+    if draw_count and offset + (draw_count - 1) * stride + size > buf.width0:
+        raise bad_value(
+            "info.indirect",
+            f"commands must lie inside the buffer ({buf.width0} bytes): offset + "
+            f"(draw_count - 1) * stride + {size}",
+            offset + (draw_count - 1) * stride + size,
+        )
+    out = DrawIndirectInfo(offset=offset, stride=stride, draw_count=draw_count, buffer=buf)
+    count_buf = indirect.indirect_draw_count
+    if count_buf is not None:
+        if not isinstance(count_buf, Resource) or not count_buf.is_buffer:
+            raise bad_type(
+                "info.indirect.indirect_draw_count", "a buffer Resource or None", count_buf
+            )
+        if count_buf.destroyed:
+            raise bad_value("info.indirect.indirect_draw_count", "has been destroyed")
+        count_off = check_int(
+            "info.indirect.indirect_draw_count_offset", indirect.indirect_draw_count_offset, 0
+        )
+        if count_off % 4 or count_off + 4 > count_buf.width0:
+            raise bad_value(
+                "info.indirect.indirect_draw_count_offset",
+                "must be a multiple of 4 leaving a uint32 inside indirect_draw_count",
+                count_off,
+            )
+        out.indirect_draw_count = count_buf
+        out.indirect_draw_count_offset = count_off
     return out
 
 

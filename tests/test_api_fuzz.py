@@ -502,6 +502,8 @@ CALLS.update(
                     "destroy_vs_state",
                     "destroy_fs_state",
                     "destroy_gs_state",
+                    "destroy_tcs_state",
+                    "destroy_tes_state",
                     "destroy_compute_state",
                     "destroy_vertex_elements_state",
                 ]
@@ -722,6 +724,8 @@ def _good_frame(ctx, env):
     ctx.render_condition(None, False, 0)
     ctx.set_clip_state(pipe.ClipState())
     ctx.bind_gs_state(None)
+    ctx.bind_tcs_state(None)
+    ctx.bind_tes_state(None)
     ctx.set_stream_output_targets([], [])
     for setter in (
         ctx.bind_blend_state,

@@ -210,6 +210,8 @@ class ThreadedContext:
             "vs": None,
             "fs": None,
             "gs": None,
+            "tcs": None,
+            "tes": None,
             "velems": None,
             "rast": _DEFAULT_RASTERIZER,
             "fb": FramebufferState(),
@@ -611,12 +613,14 @@ class ThreadedContext:
         self._bind_shader(ShaderType.GEOMETRY, "gs", cso)
 
     def bind_tcs_state(self, cso):
-        checks.check_tess_bind(cso, self.support)
-        self._record_call("bind_shader", (ShaderType.TESS_CTRL, cso))
+        stage = ShaderType.TESS_CTRL
+        self._bound["tcs"] = checks.check_tess_bind(stage, cso, self.support)
+        self._record_call("bind_shader", (stage, cso))
 
     def bind_tes_state(self, cso):
-        checks.check_tess_bind(cso, self.support)
-        self._record_call("bind_shader", (ShaderType.TESS_EVAL, cso))
+        stage = ShaderType.TESS_EVAL
+        self._bound["tes"] = checks.check_tess_bind(stage, cso, self.support)
+        self._record_call("bind_shader", (stage, cso))
 
     def bind_compute_state(self, cso):
         self._bound["compute"] = checks.check_compute_cso(cso)
@@ -650,6 +654,12 @@ class ThreadedContext:
 
     def destroy_gs_state(self, cso):
         self._destroy_cso(self.pipe.destroy_gs_state, cso)
+
+    def destroy_tcs_state(self, cso):
+        self._destroy_cso(self.pipe.destroy_tcs_state, cso)
+
+    def destroy_tes_state(self, cso):
+        self._destroy_cso(self.pipe.destroy_tes_state, cso)
 
     def destroy_compute_state(self, cso):
         self._destroy_cso(self.pipe.destroy_compute_state, cso)
@@ -815,7 +825,7 @@ class ThreadedContext:
         b = self._bound
         checks.check_draw_state(
             info, b["vs"], b["fs"], b["gs"], b["velems"], b["rast"], b["fb"], support,
-            so_targets=self._so_targets,
+            so_targets=self._so_targets, tcs=b["tcs"], tes=b["tes"],
         )  # fmt: skip
         slots = 2
         if info.index_size and not isinstance(info.index, Resource):

@@ -139,6 +139,7 @@ _PROTOS: dict[str, tuple[Any, ...]] = {
     "glPatchParameterfv": (None, _u, ctypes.POINTER(_f)),
     "glGetUniformLocation": (_i, _u, ctypes.c_char_p),
     "glUniform1f": (None, _i, _f),
+    "glUniform2f": (None, _i, _f, _f),
     "glUniform4f": (None, _i, _f, _f, _f, _f),
     "glUniform1i": (None, _i, _i),
     "glMemoryBarrier": (None, _u),

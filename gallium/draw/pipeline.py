@@ -30,6 +30,10 @@ draws:
                         once), one vertex fetch per distinct vertex-buffer set
 ``vs.py``               one vertex shader kernel call; a constant buffer that
                         differs between the draws is read per lane
+``tess.py``             PATCHES draws: one control shader call over the pass's
+                        patches, the tessellator (``tessellator.py``) once per
+                        distinct set of levels, one evaluation shader call
+                        over every domain point; its primitives go on
 ``assemble.py``         each draw's primitives from its own vertex stream
 ``gs.py``               one geometry kernel call over the pass's primitives
 ``so.py``               stream output: the pass's primitives (each vertex
@@ -106,6 +110,12 @@ class VertexProgram:
     # primitive whose box holds a sample (gallium/draw/setup.py)
     multisample: bool = False
     so_info: Any = None  # the last vertex stage's so.StreamOutputInfo, or None
+    tess: Any = None  # tess.TessState when tessellation shaders are bound
+
+    @property
+    def last_vertex_stage(self) -> Any:
+        """The shader whose outputs a geometry shader (or the rasterizer) reads."""
+        return self.tess.tes if self.tess is not None else self.vs
 
     @property
     def interp(self) -> list[str]:
@@ -132,6 +142,7 @@ class Draw:
     queries: tuple = ()  # primitive-counting queries active at the call
     kind: str = TRIANGLES
     so: Any = None  # the so.Binding it writes (stream output), or None
+    tess_consts: tuple = ((), ())  # the control and evaluation stages' constant buffers
 
 
 @dataclass(slots=True)
@@ -149,6 +160,8 @@ class DrawCounts:
     # per vertex stream, when the draw wrote stream output: primitives made, written
     so_generated: tuple | None = None
     so_written: tuple | None = None
+    hs_invocations: int = 0  # tessellation control shader invocations (patches)
+    ds_invocations: int = 0  # tessellation evaluation shader invocations
 
 
 class Sink(Protocol):
@@ -168,9 +181,13 @@ class Sink(Protocol):
         the sink holds that reads them must see their old contents."""
 
 
-def kind_of(mode: Prim, has_gs: bool) -> str:
+def kind_of(mode: Prim, has_gs: bool, tess_output: str | None = None) -> str:
+    """The primitive class of a pass: that of the geometry shader, else of
+    the tessellator's output (points, lines, triangles), else of the mode."""
     if has_gs:
         return GEOMETRY
+    if tess_output is not None:
+        return {"points": POINTS, "lines": LINES}.get(tess_output, TRIANGLES)
     if mode == Prim.POINTS:
         return POINTS
     if mode in _LINE_MODES:
@@ -274,6 +291,9 @@ class DrawPipeline:
         self.yield_point()
         self._vertex_shader(group, verts)
         self.yield_point()
+        if group[0].program.tess is not None:
+            verts = self._tessellate(group, streams, verts)
+            self.yield_point()
         if kind == TRIANGLES:
             self._triangles(group, streams, verts)
         elif kind == POINTS:
@@ -321,7 +341,11 @@ class DrawPipeline:
         s = _Stream(ids.size, cuts, uniq, inverse)
         mode = info.mode
         flat_first = d.program.rast.flatshade_first
-        if d.kind == TRIANGLES:
+        if mode == Prim.PATCHES:  # whole patches; the tessellator makes the primitives
+            vpp = info.vertices_per_patch
+            s.prims = np.arange(ids.size // vpp * vpp, dtype=np.int64).reshape(-1, vpp)
+            s.prim_ids = np.arange(s.prims.shape[0], dtype=np.int64)
+        elif d.kind == TRIANGLES:
             s.prims, s.prim_ids = assemble.triangles(mode, ids.size, cuts, flat_first)
         elif d.kind == LINES:
             from . import lines as ln
@@ -349,8 +373,21 @@ class DrawPipeline:
         res = vs.run_vertex_shader(prog.vs, fetched, n, consts, sysvals, prog.vs_textures)
         verts.res = res
         verts.pos = vs.positions(prog.vs.kernel, res, n)
-        if prog.gs is None:
+        if prog.gs is None and prog.tess is None:
             verts.attrs = vs.attributes(res, n, prog.link)
+
+    def _tessellate(self, group: list[Draw], streams: list[_Stream], verts: Any) -> Any:
+        """The control and evaluation stages over the pass's patches
+        (gallium/draw/tess.py); the domain points become the pass's vertices."""
+        from . import tess
+
+        prog = group[0].program
+        patches, patch_ids, tags, _ = verts.primitives(streams)
+        out = tess.run(
+            prog.tess, prog.vs, verts.res, verts.n, patches, patch_ids, tags,
+            ([d.tess_consts[0] for d in group], [d.tess_consts[1] for d in group]), len(group),
+        )  # fmt: skip
+        return _TessVertices(out, prog, group, verts)
 
     # -- triangles -----------------------------------------------------------------
 
@@ -369,7 +406,8 @@ class DrawPipeline:
                     ninst = d.info.instance_count
                     self.sink.count(
                         d.queries,
-                        DrawCounts(
+                        verts.draw_counts(
+                            k,
                             primitives_generated=(
                                 s.prim_ids.size and (int(s.prim_ids.max()) + 1) * ninst
                             ),
@@ -442,7 +480,7 @@ class DrawPipeline:
         rast = prog.rast
         n = verts.n
         pts_parts, prim_parts, tag_parts = [], [], []
-        for k, s in enumerate(streams):
+        for k, s in enumerate(streams if prog.tess is None else ()):
             ninst = group[k].info.instance_count
             base = verts.base[k]
             nu = s.uniq.size
@@ -454,14 +492,19 @@ class DrawPipeline:
             pts_parts.append(local + base)
             prim_parts.append(np.tile(np.arange(s.n, dtype=np.int64), ninst))
             tag_parts.append(np.full(s.n * ninst, k, np.int64))
-        pts, prims, tags = _cat(pts_parts), _cat(prim_parts), _cat(tag_parts)
+        if prog.tess is not None:
+            pts, prims, tags, npts = verts.primitives(streams)
+            pts = pts[:, 0]
+        else:
+            pts, prims, tags = _cat(pts_parts), _cat(prim_parts), _cat(tag_parts)
+            npts = [s.n * group[k].info.instance_count for k, s in enumerate(streams)]
         so_counts = self._stream_output(
             group, {0: (pts[:, None], tags, verts.res.outputs, verts.n)}
         )
         if rast.rasterizer_discard:
-            self._count_discarded(group, streams, so_counts, [s.n for s in streams])
+            self._count_discarded(group, streams, verts, so_counts, npts)
             return
-        psize_reg = prog.vs.kernel.output_index("PSIZE")
+        psize_reg = prog.last_vertex_stage.kernel.output_index("PSIZE")
         if rast.point_size_per_vertex and psize_reg is not None:
             size = vs._bcast(verts.res.outputs[psize_reg][0], n, F32)[pts]
         else:
@@ -483,12 +526,13 @@ class DrawPipeline:
                     ninst = d.info.instance_count
                     self.sink.count(
                         d.queries,
-                        DrawCounts(
-                            primitives_generated=s.n * ninst,
+                        verts.draw_counts(
+                            k,
+                            primitives_generated=int(npts[k]),
                             ia_vertices=s.n * ninst,
-                            ia_primitives=s.n * ninst,
+                            ia_primitives=int(npts[k]),
                             vs_invocations=s.uniq.size * ninst,
-                            c_invocations=s.n * ninst,
+                            c_invocations=int(npts[k]),
                             c_primitives=int(kept[k]),
                             **_so_fields(so_counts, k),
                         ),
@@ -503,7 +547,7 @@ class DrawPipeline:
         rast = prog.rast
         so_counts = self._stream_output(group, {0: (lines, tags, verts.res.outputs, verts.n)})
         if rast.rasterizer_discard:
-            self._count_discarded(group, streams, so_counts, nin)
+            self._count_discarded(group, streams, verts, so_counts, nin)
             return
         flat = verts.attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
         ts, nout = self._line_stage(
@@ -515,7 +559,8 @@ class DrawPipeline:
                     ninst = d.info.instance_count
                     self.sink.count(
                         d.queries,
-                        DrawCounts(
+                        verts.draw_counts(
+                            k,
                             primitives_generated=int(nin[k]),
                             ia_vertices=s.n * ninst,
                             ia_primitives=int(nin[k]),
@@ -574,8 +619,8 @@ class DrawPipeline:
         so_info = prog.so_info if any(d.so is not None for d in group) else None
         other = [st for st in so_info.streams() if st] if so_info is not None else []
         out = geo.run_geometry(
-            gs, prog.vs, verts.res, verts.pos, verts_in, prim_ids, tags, consts, prog.gs_textures,
-            other,
+            gs, prog.last_vertex_stage, verts.res, verts.pos, verts_in, prim_ids, tags, consts,
+            prog.gs_textures, other,
         )  # fmt: skip
         self.yield_point()
         kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
@@ -589,7 +634,7 @@ class DrawPipeline:
             so_counts = self._stream_output(group, so_streams)
         if rast.rasterizer_discard:
             gen = out.primitives_by_draw
-            self._count_discarded(group, streams, so_counts, nin, gen, ninv)
+            self._count_discarded(group, streams, verts, so_counts, nin, gen, ninv)
             return
         fs_link = prog.link
         n = out.pos.shape[0]
@@ -636,7 +681,8 @@ class DrawPipeline:
                     ninst = d.info.instance_count
                     self.sink.count(
                         d.queries,
-                        DrawCounts(
+                        verts.draw_counts(
+                            k,
                             primitives_generated=int(out.primitives_by_draw[k]),
                             ia_vertices=s.n * ninst,
                             ia_primitives=int(nin[k]),
@@ -670,7 +716,7 @@ class DrawPipeline:
         }
         return so.emit(info, [d.so for d in group], prims, len(group))
 
-    def _count_discarded(self, group, streams, so_counts, nin, gen=None, ninv=0) -> None:
+    def _count_discarded(self, group, streams, verts, so_counts, nin, gen=None, ninv=0) -> None:
         """The counts of draws whose primitives go no further than stream
         output (rasterizer_discard): nothing reaches the clipper."""
         for k, (d, s) in enumerate(zip(group, streams)):
@@ -680,7 +726,8 @@ class DrawPipeline:
             made = int(gen[k]) if gen is not None else int(nin[k])
             self.sink.count(
                 d.queries,
-                DrawCounts(
+                verts.draw_counts(
+                    k,
                     primitives_generated=made,
                     ia_vertices=s.n * ninst,
                     ia_primitives=int(nin[k]),
@@ -769,6 +816,10 @@ class _PassVertices:
         self.attrs: Any = None
         self._lane_draw: np.ndarray | None = None
 
+    def draw_counts(self, k: int, **fields: Any) -> DrawCounts:
+        """Draw k's counts for its queries."""
+        return DrawCounts(**fields)
+
     def lane_draw(self) -> np.ndarray | None:
         """Each vertex's draw (None for a pass of one draw)."""
         if len(self.group) == 1:
@@ -825,6 +876,44 @@ class _PassVertices:
             return parts[0], id_parts[0], np.zeros(counts[0], np.int64), counts
         tags = np.repeat(np.arange(len(group), dtype=np.int64), counts)
         return _cat(parts), _cat(id_parts), tags, counts
+
+
+class _TessVertices:
+    """A tessellated pass's vertices: the evaluation shader's domain points,
+    and the tessellator's primitives (what the stages after tessellation
+    read in place of :class:`_PassVertices`)."""
+
+    def __init__(self, out: Any, prog: VertexProgram, group: list[Draw], before: Any) -> None:
+        self.out = out
+        self.group = group
+        self.n = out.n
+        self.res = _Outputs(out.outputs)
+        kernel = prog.tess.tes.kernel
+        self.pos = vs.positions(kernel, self.res, self.n)
+        self.attrs = vs.attributes(self.res, self.n, prog.link) if prog.gs is None else None
+        self._counts = np.bincount(out.tags, minlength=len(group))
+        self.before = before
+
+    def primitives(self, streams: list) -> tuple:
+        out = self.out
+        return out.prims, out.prim_ids, out.tags, self._counts
+
+    def draw_counts(self, k: int, **fields: Any) -> DrawCounts:
+        if self.group[0].program.gs is None:  # the tessellator's primitives
+            fields["primitives_generated"] = int(self._counts[k])
+        fields["ia_primitives"] = int(self.out.patches_by_draw[k])  # (patches read)
+        fields["hs_invocations"] = (
+            int(self.out.patches_by_draw[k]) if self.group[0].program.tess.tcs is not None else 0
+        )
+        fields["ds_invocations"] = int(self.out.points_by_draw[k])
+        return DrawCounts(**fields)
+
+
+@dataclass
+class _Outputs:
+    """A kernel result's outputs (what the stages read of a KernelResult)."""
+
+    outputs: dict
 
 
 def _fetch(group: list[Draw], verts: _PassVertices) -> list:

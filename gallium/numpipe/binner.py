@@ -236,6 +236,8 @@ class Binner:
                 st.gs_primitives += counts.gs_primitives
                 st.c_invocations += counts.c_invocations
                 st.c_primitives += counts.c_primitives
+                st.hs_invocations += counts.hs_invocations
+                st.ds_invocations += counts.ds_invocations
 
     def _state(self, frag: FragmentSnapshot, scene: Any) -> Any:
         """The FragmentState of ``frag`` for ``scene`` (made once per scene):

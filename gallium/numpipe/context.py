@@ -215,6 +215,7 @@ class NumpipeContext:
         self._stipple: PolyStipple | None = None
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
         self._so_targets: tuple = ()  # bound stream output targets
+        self._tess_levels: tuple = ((1.0,) * 4, (1.0,) * 2)  # set_tess_state's defaults
         # scenes
         self._scene: Scene | None = None
         self._scene_seq = 0
@@ -246,9 +247,8 @@ class NumpipeContext:
         self._draws_epoch = 0  # runs of the queue
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
-        self._snap: dict[str, Any] = dict.fromkeys(
-            ("program", "vbufs", "vconsts", "gconsts", "frag", "ftex", "viewport", "region", "so")
-        )
+        parts = "program vbufs vconsts gconsts tcconsts teconsts frag ftex viewport region so"
+        self._snap: dict[str, Any] = dict.fromkeys(parts.split())
         self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
@@ -421,20 +421,34 @@ class NumpipeContext:
         self._destroy_shader(ShaderType.GEOMETRY, cso)
 
     def create_tcs_state(self, state: ShaderState) -> ShaderCSO:
-        raise UnsupportedError("tessellation shaders are not supported by numpipe")
+        from ..draw.tess import check_tcs
+
+        cso = self._create_shader(ShaderType.TESS_CTRL, state)
+        check_tcs(cso.shader)
+        return cso
+
+    def bind_tcs_state(self, cso: ShaderCSO | None) -> None:
+        self._check_alive()
+        stage = ShaderType.TESS_CTRL
+        self._apply_shader(stage, checks.check_tess_bind(stage, cso, self.support))
+
+    def destroy_tcs_state(self, cso: ShaderCSO) -> None:
+        self._destroy_shader(ShaderType.TESS_CTRL, cso)
 
     def create_tes_state(self, state: ShaderState) -> ShaderCSO:
-        raise UnsupportedError("tessellation shaders are not supported by numpipe")
+        from ..draw.tess import check_tes
 
-    def bind_tcs_state(self, cso: Any) -> None:
-        self._check_alive()
-        checks.check_tess_bind(cso, self.support)
-        self._apply_shader(ShaderType.TESS_CTRL, cso)
+        cso = self._create_shader(ShaderType.TESS_EVAL, state)
+        check_tes(cso.shader)
+        return cso
 
-    def bind_tes_state(self, cso: Any) -> None:
+    def bind_tes_state(self, cso: ShaderCSO | None) -> None:
         self._check_alive()
-        checks.check_tess_bind(cso, self.support)
-        self._apply_shader(ShaderType.TESS_EVAL, cso)
+        stage = ShaderType.TESS_EVAL
+        self._apply_shader(stage, checks.check_tess_bind(stage, cso, self.support))
+
+    def destroy_tes_state(self, cso: ShaderCSO) -> None:
+        self._destroy_shader(ShaderType.TESS_EVAL, cso)
 
     def create_compute_state(self, state: ComputeState) -> Any:
         from .compute import make_compute
@@ -684,13 +698,15 @@ class NumpipeContext:
         self._snap["fbase"] = self._snap["frag"] = None
 
     def set_tess_state(self, default_outer_level: Any, default_inner_level: Any) -> None:
+        """The levels a patch takes when no control shader writes them."""
         self._check_alive()
         self._apply_tess_state(
             *checks.check_tess_state(default_outer_level, default_inner_level, self.support)
         )
 
     def _apply_tess_state(self, outer: tuple, inner: tuple) -> None:
-        """(Unreachable: the screen has no tessellation, the check refuses the call.)"""
+        self._tess_levels = (outer, inner)
+        self._invalidate("program")
 
     def set_debug_callback(self, callback: Any) -> None:
         self._check_alive()
@@ -1079,6 +1095,8 @@ class NumpipeContext:
             self._fb,
             self.support,
             so_targets=self._so_targets,
+            tcs=shaders[ShaderType.TESS_CTRL],
+            tes=shaders[ShaderType.TESS_EVAL],
         )
         self._apply_draw_vbo(info)
 
@@ -1096,9 +1114,11 @@ class NumpipeContext:
             return
         if not self._render_condition_passes():
             return
-        gs = self._shaders[ShaderType.GEOMETRY]
+        shaders = self._shaders
+        gs = shaders[ShaderType.GEOMETRY]
+        tes = shaders[ShaderType.TESS_EVAL]
         if self._rast.state.rasterizer_discard and not self._counting:
-            last = gs if gs is not None else self._shaders[ShaderType.VERTEX]
+            last = gs if gs is not None else tes if tes is not None else shaders[ShaderType.VERTEX]
             if last.so is None or not any(t is not None for t in self._so_targets):
                 return  # (nothing to write, nothing to count)
         index_data = None
@@ -1107,7 +1127,7 @@ class NumpipeContext:
                 index_data = info.index.storage
             else:  # user indices: the draw runs later, the caller may reuse them
                 index_data = _user_bytes(info.index, "info.index").copy()
-        kind = kind_of(info.mode, gs is not None)
+        kind = kind_of(info.mode, gs is not None, None if tes is None else tes.tess_output)
         draw = self._queued_draw(info, index_data, kind)
         self.stats["draws"] += 1
         if self._draws.add(draw) or not self.batch_draws:
@@ -1197,6 +1217,15 @@ class NumpipeContext:
             region = make("region")
         if info.index_size and isinstance(info.index, Resource):
             self._queued.add(info.index)
+        tess_consts = _NO_TESS_CONSTS
+        if prog.tess is not None:
+            tc = snap["tcconsts"]
+            if tc is None:
+                tc = make("tcconsts")
+            te = snap["teconsts"]
+            if te is None:
+                te = make("teconsts")
+            tess_consts = (tc, te)
         so = None
         if prog.so_info is not None and self._so_targets:
             so = snap["so"]
@@ -1204,7 +1233,7 @@ class NumpipeContext:
                 so = make("so")
         return Draw(
             info, index_data, prog, buffers, consts, gs_consts, viewport, region, frag,
-            self._counting, kind, so,
+            self._counting, kind, so, tess_consts,
         )  # fmt: skip
 
     def _invalidate(self, *names: str) -> None:
@@ -1230,8 +1259,9 @@ class NumpipeContext:
         vs = self._shaders[ShaderType.VERTEX]
         gs = self._shaders[ShaderType.GEOMETRY]
         fs = self._shaders[ShaderType.FRAGMENT]
+        tes = self._shaders[ShaderType.TESS_EVAL]
         rast = self._rast.state
-        last = gs if gs is not None else vs
+        last = gs if gs is not None else tes if tes is not None else vs
         if fs is not None:
             _, link = link_outputs(last.kernel.output_decls, fs.kernel, rast.flatshade)
             sprite = sprite_slots(fs.kernel, rast)
@@ -1242,10 +1272,20 @@ class NumpipeContext:
         gtex, gkey = (
             self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
+        tess = None
+        tkey: tuple = ()
+        if tes is not None:
+            from ..draw.tess import TessState
+
+            tcs = self._shaders[ShaderType.TESS_CTRL]
+            tctex, tckey = self._stage_textures(ShaderType.TESS_CTRL, resources, deps)
+            tetex, tekey = self._stage_textures(ShaderType.TESS_EVAL, resources, deps)
+            tess = TessState(tcs, tes, *self._tess_levels, tctex, tetex)
+            tkey = (id(tcs), id(tes), self._tess_levels, tckey, tekey)
         # (by identity: CSOs compare by value, and the program keeps them alive)
         multisample = bool(rast.multisample) and _fb_samples(self._fb) > 1
         key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, tuple(link), sprite)
-        key += (vkey, gkey, multisample)
+        key += (vkey, gkey, multisample, tkey)
         prog = self._programs.get(key)
         if prog is None:
             if len(self._programs) >= 256:
@@ -1267,6 +1307,7 @@ class NumpipeContext:
                 keep=(self._velems, self._rast),
                 multisample=multisample,
                 so_info=last.so,
+                tess=tess,
             )
         return prog
 
@@ -1337,6 +1378,12 @@ class NumpipeContext:
 
     def _part_gconsts(self, resources: list, deps: list) -> tuple:
         return self._stage_consts(ShaderType.GEOMETRY, resources, deps) or _NO_CONSTS
+
+    def _part_tcconsts(self, resources: list, deps: list) -> tuple:
+        return self._stage_consts(ShaderType.TESS_CTRL, resources, deps) or _NO_CONSTS
+
+    def _part_teconsts(self, resources: list, deps: list) -> tuple:
+        return self._stage_consts(ShaderType.TESS_EVAL, resources, deps) or _NO_CONSTS
 
     def _part_viewport(self, resources: list, deps: list) -> tuple:
         vp = self._viewports[0]
@@ -2188,8 +2235,19 @@ def _no_yield() -> None:
 
 
 # which part of a queued draw's state a stage's constants / textures belong to
-_CONST_PART = {ShaderType.VERTEX: "vconsts", ShaderType.GEOMETRY: "gconsts"}
-_TEXTURE_PART = {ShaderType.VERTEX: ("program",), ShaderType.GEOMETRY: ("program",)}
+_CONST_PART = {
+    ShaderType.VERTEX: "vconsts",
+    ShaderType.GEOMETRY: "gconsts",
+    ShaderType.TESS_CTRL: "tcconsts",
+    ShaderType.TESS_EVAL: "teconsts",
+}
+_TEXTURE_PART = {
+    ShaderType.VERTEX: ("program",),
+    ShaderType.GEOMETRY: ("program",),
+    ShaderType.TESS_CTRL: ("program",),
+    ShaderType.TESS_EVAL: ("program",),
+}
+_NO_TESS_CONSTS: tuple = ((), ())
 _NO_CONSTS: tuple = ()
 
 

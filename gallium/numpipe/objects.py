@@ -134,6 +134,14 @@ class ShaderCSO(contract.ShaderCSO):
             return None
         return self.shader.get_property("GS_INPUT_PRIMITIVE")
 
+    @cached_property
+    def tess_output(self) -> str | None:
+        if self.stage != ShaderType.TESS_EVAL:
+            return None
+        if self.shader.get_property("TES_POINT_MODE", 0):
+            return "points"
+        return "lines" if self.shader.get_property("TES_PRIM_MODE") == 1 else "triangles"
+
 
 _SO_STAGES = {
     ShaderType.VERTEX: "vertex",

@@ -149,7 +149,7 @@ _CAPS: dict[Cap, int] = {
     Cap.POLYGON_OFFSET_CLAMP: 0,
     Cap.TGSI_TEXCOORD: 0,
     Cap.TGSI_ARRAY_COMPONENTS: 0,
-    Cap.MAX_SHADER_PATCH_VARYINGS: 0,
+    Cap.MAX_SHADER_PATCH_VARYINGS: 30,  # (tessellation: gallium/draw/tess.py)
     Cap.VIEWPORT_SUBPIXEL_BITS: 8,
     Cap.MIXED_COLOR_DEPTH_BITS: 1,
     Cap.TGSI_FS_POSITION_IS_SYSVAL: 0,
@@ -283,6 +283,8 @@ _SHADER_CAPS: dict[ShaderCap, int] = {
 }
 _SUPPORTED_STAGES = {
     ShaderType.VERTEX,
+    ShaderType.TESS_CTRL,
+    ShaderType.TESS_EVAL,
     ShaderType.GEOMETRY,
     ShaderType.FRAGMENT,
     ShaderType.COMPUTE,

@@ -612,12 +612,12 @@ def check_compute_cso(cso: Any) -> ComputeCSO | None:
     return cso
 
 
-def check_tess_bind(cso: Any, support: Support) -> None:
-    """bind_tcs_state / bind_tes_state: only None when the driver has no tessellation."""
+def check_tess_bind(stage: ShaderType, cso: Any, support: Support) -> ShaderCSO | None:
+    """bind_tcs_state / bind_tes_state: a shader of ``stage`` or None; only
+    None when the driver has no tessellation."""
     if cso is not None and not support.tessellation:
         raise UnsupportedError(f"tessellation shaders are not supported by {support.driver}")
-    if cso is not None and not isinstance(cso, ShaderCSO):
-        raise bad_type("cso", "a tessellation shader CSO or None", cso)
+    return check_shader_cso(stage, cso)
 
 
 # ----------------------------------------------------------------------------
@@ -960,12 +960,13 @@ def check_window_rectangles(
 
 
 def check_tess_state(outer: Any, inner: Any, support: Support) -> tuple[tuple, tuple]:
-    """set_tess_state's default levels: four outer and two inner floats."""
+    """set_tess_state's default levels: four outer and two inner floats (as
+    float32 values: the levels are pipe floats)."""
     if not support.tessellation:
         raise UnsupportedError(f"tessellation is not supported by {support.driver}")
-    o = tuple(float(v) for v in check_numbers("default_outer_level", outer, 4))
-    i = tuple(float(v) for v in check_numbers("default_inner_level", inner, 2))
-    return o, i
+    o = check_numbers("default_outer_level", outer, 4)
+    i = check_numbers("default_inner_level", inner, 2)
+    return tuple(float(np.float32(v)) for v in o), tuple(float(np.float32(v)) for v in i)
 
 
 def check_slots(shader: Any, start: Any, items: Any, limit: int, arg: str, kind: type) -> tuple:
@@ -1554,12 +1555,15 @@ def check_draw_state(
     fb: FramebufferState,
     support: Support,
     so_targets: tuple = (),
+    tcs: ShaderCSO | None = None,
+    tes: ShaderCSO | None = None,
 ) -> None:
     """A checked draw against the state bound for it (what any driver needs).
 
     With ``rasterizer_discard`` nothing reaches the fragment stage: stream
     output and queries need neither a fragment shader nor a framebuffer.
-    ``so_targets`` are the bound stream output targets."""
+    ``so_targets`` are the bound stream output targets, ``tcs``/``tes`` the
+    bound tessellation shaders."""
     if vs is None:
         raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
     discard = rasterizer.rasterizer_discard
@@ -1582,14 +1586,16 @@ def check_draw_state(
         raise UnsupportedError(
             f"info.mode PATCHES: tessellation is not supported by {support.driver}"
         )
+    tess_output = _check_tessellation(info, tcs, tes, support)
     if mode == Prim.TRIANGLE_STRIP_ADJACENCY and not support.triangle_strip_adjacency:
         raise UnsupportedError(
             f"TRIANGLE_STRIP_ADJACENCY is not implemented by {support.driver} yet"
         )
+    last = tes if tes is not None else vs
     if (
         gs is None
         and mode in _ADJACENCY_MODES
-        and vs.so is not None
+        and last.so is not None
         and any(t is not None for t in so_targets)
     ):
         raise bad_value(
@@ -1597,10 +1603,14 @@ def check_draw_state(
             "must not be an adjacency mode for stream output without a geometry shader",
             mode.name,
         )
+    if tess_output is not None:
+        mode = _TESS_AS_MODE[tess_output]  # (what the later stages draw)
     if gs is not None:
         inp = gs.gs_input
         if mode not in _GS_INPUT_MODES.get(inp, ()):
             rule = f"must draw {inp} for the bound geometry shader ({inp} input)"
+            if tess_output is not None:
+                rule += f": the tessellator makes {tess_output}"
             raise bad_value("info.mode", rule, mode.name)
     elif mode == Prim.POINTS:
         if rasterizer.point_smooth and not support.smooth_points:
@@ -1614,6 +1624,45 @@ def check_draw_state(
             )
         if rasterizer.line_stipple_enable and not support.line_stipple:
             raise UnsupportedError(f"line stipple is not implemented by {support.driver} yet")
+
+
+MAX_PATCH_VERTICES = 32  # PIPE_CAP_MAX_PATCH_VERTICES... (GL_MAX_PATCH_VERTICES)
+# the draw mode the stages after the tessellator see
+_TESS_AS_MODE = {"points": Prim.POINTS, "lines": Prim.LINES, "triangles": Prim.TRIANGLES}
+
+
+def _check_tessellation(
+    info: DrawInfo, tcs: ShaderCSO | None, tes: ShaderCSO | None, support: Support
+) -> str | None:
+    """A draw's mode against the bound tessellation shaders; returns the
+    tessellator's output primitives (points, lines, triangles) or None."""
+    if tes is None:
+        if tcs is not None:
+            raise bad_value(
+                "tessellation evaluation shader",
+                "must be bound (bind_tes_state) with a tessellation control shader",
+            )
+        if info.mode == Prim.PATCHES:
+            raise bad_value(
+                "info.mode", "PATCHES needs a tessellation evaluation shader (bind_tes_state)"
+            )
+        return None
+    if info.mode != Prim.PATCHES:
+        raise bad_value(
+            "info.mode", "must be PATCHES while tessellation shaders are bound", info.mode.name
+        )
+    if not 1 <= info.vertices_per_patch <= MAX_PATCH_VERTICES:
+        raise bad_value(
+            "info.vertices_per_patch",
+            f"must be between 1 and {MAX_PATCH_VERTICES} for PATCHES",
+            info.vertices_per_patch,
+        )
+    if info.primitive_restart and info.index_size:
+        raise UnsupportedError(
+            f"primitive restart with PATCHES is not supported by {support.driver} "
+            "(PIPE_CAP_PRIMITIVE_RESTART_FOR_PATCHES is 0)"
+        )
+    return tes.tess_output
 
 
 # PIPE_CLEAR_* bits as plain ints (a Flag's & and | build enum members: ~1-2 us each)

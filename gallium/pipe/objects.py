@@ -195,13 +195,19 @@ class VertexElementsCSO(CSO):
 
 
 class ShaderCSO(CSO):
-    """Made by ``create_{vs,fs,gs}_state``.
+    """Made by ``create_{vs,fs,gs,tcs,tes}_state``.
 
     ``stage`` (a ``pipe.ShaderType``); ``inputs``, the frozenset of ``IN``
     registers the program declares; ``gs_input``, the
     ``GS_INPUT_PRIMITIVE`` property of a geometry program (``"POINTS"``,
     ``"LINES"``, ``"TRIANGLES"``, ``"LINES_ADJACENCY"`` or
-    ``"TRIANGLES_ADJACENCY"``), None for other stages.
+    ``"TRIANGLES_ADJACENCY"``), None for other stages; ``tess_output``, the
+    primitives the tessellator makes for a tessellation evaluation program
+    (``"points"`` in point mode, else ``"lines"`` for isolines or
+    ``"triangles"``), None for other stages; ``so``, the stream output info
+    of a vertex, tessellation evaluation or geometry program made with a
+    non-empty ``pipe_stream_output_info`` (in the driver's checked form),
+    else None.
     """
 
     stage: ShaderType

@@ -150,6 +150,7 @@ class ExecEnv:
     memory: Any = None
     helper_mask: Any = None
     vertices: Any = None
+    tcs: Any = None  # a tessellation control kernel's outputs (runtime.TcsOutputs)
 
     def ddx(self, x: Any, fine: bool = False) -> Any:
         return rt.ddx(x, self.quad_shape, fine)
@@ -433,6 +434,7 @@ class _Generator:
             }
         )
         self.two_d_inputs = shader.processor in ("GEOM", "TESS_CTRL", "TESS_EVAL")
+        self.tcs = shader.processor == "TESS_CTRL"
         self.sub_starts = self._subroutines()
         self.switch_cases = self._switch_cases()
         self._innermost: list[int] | None = None  # (BRA only: see path())
@@ -621,6 +623,8 @@ class _Generator:
                     continue
                 if r.file == "IN" and self.two_d_inputs and r.dimension is not None:
                     continue
+                if r.file == "OUT" and self.tcs:
+                    continue  # (the patch's shared outputs: see _tcs_output)
                 rng = self._array_range(inst, r.file, r.indirect.array_id)
                 self.ranges[(r.file, r.indirect.array_id)] = rng
                 wanted.setdefault(r.file, []).append(rng)
@@ -712,6 +716,9 @@ class _Generator:
             return self.view(self.reg_var("SV", index, chan), want)
         if file == "IN" and self.two_d_inputs and reg.dimension is not None:
             return self._read_vertex_input(reg, chan, want)
+        if file == "OUT" and self.tcs:
+            expr = f"rt.tcs_load(env.tcs, {self._tcs_output(reg)}, {chan}, n)"
+            return expr if want == "f" else f"_as({expr}, {_TYPE_NAMES[want]})"
         if file in _VALUE_FILES:
             if reg.dimension is not None or reg.dim_indirect is not None:
                 raise ShaderCompileError(f"{file} registers have no second dimension here")
@@ -806,6 +813,7 @@ class _Generator:
         reg = d.reg
         plain = (
             reg.file in ("TEMP", "OUT", "ADDR")
+            and not (reg.file == "OUT" and self.tcs)  # (shared by the patch: store())
             and reg.dimension is None
             and reg.dim_indirect is None
             and self._array_access(reg.file, reg.index, reg.indirect) is None
@@ -839,6 +847,12 @@ class _Generator:
             return
         if file not in ("TEMP", "OUT", "ADDR"):
             raise self.fail(inst, f"cannot write to register file {file}")
+        if file == "OUT" and self.tcs:
+            bits = value if typ == "f" else f"_as({value}, _F32)"
+            self.emit(
+                f"rt.tcs_store(env.tcs, {self._tcs_output(reg)}, {chan}, {bits}, {self.mask})"
+            )
+            return
         if reg.dimension is not None or reg.dim_indirect is not None:
             raise self.unsupported(inst, f"writing 2-D {file} registers (tessellation control)")
         acc = self._array_access(file, reg.index, reg.indirect)
@@ -853,6 +867,15 @@ class _Generator:
             old = self.view(target, typ)
             self.emit(f"{target} = _where({self.mask}, {value}, {old})")
         self.set_type(target, typ)
+
+    def _tcs_output(self, reg: Register) -> str:
+        """``vertex, register`` index expressions of a tessellation control
+        output: ``OUT[v][i]`` is output vertex v's register i (v -1 for a
+        per-patch ``OUT[i]``), shared by the patch's invocations."""
+        idx = self.index_expr(reg.index, reg.indirect)
+        if reg.dimension is None and reg.dim_indirect is None:
+            return f"-1, {idx}"
+        return f"{self.index_expr(reg.dimension or 0, reg.dim_indirect)}, {idx}"
 
     def output_snapshot(self, o: int) -> list[str]:
         """Expressions copying the four channels of OUT[o] (float view)."""

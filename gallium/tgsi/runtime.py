@@ -897,3 +897,56 @@ def vertex_gather(vertices: Any, vidx: Any, iidx: Any, chan: int, n: int) -> Any
             val = read_vertex_input(vertices, int(vv), int(ii), chan) if ii >= 0 else F32(0)
             out = np.where(sel, as_view(val, F32), out)
     return out
+
+
+class TcsOutputs:
+    """The outputs of a tessellation control kernel, shared by the invocations
+    of each patch: lane k is invocation ``k % vertices`` of patch ``k //
+    vertices``.  ``vertex[reg, chan, patch * vertices + v]`` is output vertex
+    v's register, ``patch[reg, chan, patch]`` a per-patch output (float32
+    bits).  Every invocation runs each instruction before the next one runs
+    (the kernel is lock-step over its lanes), so a value written before a
+    BARRIER is there for every invocation after it."""
+
+    def __init__(self, patches: int, vertices: int, registers: int) -> None:
+        self.vertices = vertices
+        self.registers = registers
+        self.vertex = np.zeros((registers, 4, patches * vertices), F32)
+        self.patch = np.zeros((registers, 4, patches), F32)
+        self.lane_patch = np.repeat(np.arange(patches, dtype=np.int64), vertices)
+
+    def _where(self, vidx: Any, iidx: Any, n: int) -> tuple:
+        v = np.broadcast_to(np.asarray(vidx, np.int64), (n,))
+        i = np.broadcast_to(np.asarray(iidx, np.int64), (n,))
+        per_patch = v < 0
+        ok = (i >= 0) & (i < self.registers) & (per_patch | (v < self.vertices))
+        col = np.where(per_patch, self.lane_patch, self.lane_patch * self.vertices + v)
+        return per_patch, ok, np.where(ok, i, 0), np.where(ok, col, 0)
+
+
+def tcs_load(t: TcsOutputs, vidx: Any, iidx: Any, chan: int, n: int) -> np.ndarray:
+    """OUT[vidx][iidx] (vidx -1: the per-patch OUT[iidx]) for each lane's
+    patch; 0 outside the outputs."""
+    per_patch, ok, i, col = t._where(vidx, iidx, n)
+    vals = np.where(per_patch, t.patch[i, chan, np.minimum(col, t.patch.shape[2] - 1)], 0)
+    vals = np.where(per_patch, vals, t.vertex[i, chan, np.minimum(col, t.vertex.shape[2] - 1)])
+    return np.where(ok, vals, F32(0)).astype(F32, copy=False)
+
+
+def tcs_store(t: TcsOutputs, vidx: Any, iidx: Any, chan: int, value: Any, mask: Any) -> None:
+    """Write OUT[vidx][iidx] of each active lane's patch (writes outside the
+    outputs are dropped; of lanes writing one place in one instruction, the
+    last lane's value stays)."""
+    n = t.lane_patch.size
+    per_patch, ok, i, col = t._where(vidx, iidx, n)
+    if mask is not None:
+        ok = ok & np.broadcast_to(mask, (n,))
+    vals = np.broadcast_to(
+        np.asarray(value).view(F32) if np.ndim(value) else np.asarray(value, F32), (n,)
+    )
+    sel = ok & per_patch
+    if sel.any():
+        t.patch[i[sel], chan, col[sel]] = vals[sel]
+    sel = ok & ~per_patch
+    if sel.any():
+        t.vertex[i[sel], chan, col[sel]] = vals[sel]

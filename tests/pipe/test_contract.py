@@ -213,13 +213,13 @@ BAD_CALLS = [
      lambda e: e.ctx.surface_destroy(e.destroyed_surf)),
     ("sampler_view_destroy twice", PipeValueError, "view has been destroyed",
      lambda e: e.ctx.sampler_view_destroy(e.dead_view)),
-    ("set_tess_state('x', None)", UnsupportedError, "tessellation is not supported by numpipe",
+    ("set_tess_state('x', None)", PipeTypeError, "default_outer_level must be a sequence of 4",
      lambda e: e.ctx.set_tess_state("x", None)),
-    ("bind_tcs_state of a non-None state", UnsupportedError,
-     "tessellation shaders are not supported by numpipe",
+    ("bind_tcs_state of a non-shader", PipeTypeError,
+     "cso must be a tess_ctrl shader CSO or None",
      lambda e: e.ctx.bind_tcs_state(object())),
-    ("bind_tes_state of a non-None state", UnsupportedError,
-     "tessellation shaders are not supported by numpipe",
+    ("bind_tes_state of a geometry shader", PipeTypeError,
+     "cso must be a tess_eval shader CSO or None",
      lambda e: e.ctx.bind_tes_state(e.gs)),
     ("set_window_rectangles with 9", PipeValueError,
      "rects must hold at most 8 (the cap's count)",
@@ -299,7 +299,7 @@ BAD_CALLS = [
            lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.POINTS, count=1)))),
     ("TRIANGLE_STRIP_ADJACENCY", UnsupportedError, "TRIANGLE_STRIP_ADJACENCY is not implemented",
      lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.TRIANGLE_STRIP_ADJACENCY, count=6))),
-    ("PATCHES", UnsupportedError, "info.mode PATCHES: tessellation is not supported",
+    ("PATCHES", PipeValueError, "info.mode PATCHES needs a tessellation evaluation shader",
      lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.PATCHES, vertices_per_patch=3))),
     ("smooth points", UnsupportedError, "smooth (antialiased) points are not implemented",
      _with("bind_rasterizer_state", lambda e: e.rast["point_smooth"], lambda e: None,
@@ -396,8 +396,8 @@ def test_support_follows_the_caps(screen):
     assert s.sample_shading is bool(screen.get_param(pipe.Cap.SAMPLE_SHADING)) is True
     assert s.multisample is bool(screen.get_param(pipe.Cap.TEXTURE_MULTISAMPLE)) is True
     assert s.max_anisotropy == screen.get_paramf(pipe.CapF.MAX_TEXTURE_ANISOTROPY) == 0.0
-    assert s.tessellation is False
-    assert screen.get_shader_param(pipe.ShaderType.TESS_CTRL, pipe.ShaderCap.MAX_INSTRUCTIONS) == 0
+    assert s.tessellation is True
+    assert screen.get_shader_param(pipe.ShaderType.TESS_CTRL, pipe.ShaderCap.MAX_INSTRUCTIONS) > 0
     assert s.max_texture_size == 16384
     assert s.driver == "numpipe"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .scenes import SAXPY_BLOCK, Scene, SceneData, shader_source
+from .scenes import SAXPY_BLOCK, XFB_COMPONENTS, Scene, SceneData, shader_source
 
 
 def create_context():  # -> moderngl.Context
@@ -41,12 +41,16 @@ class MesaScene:
             self.y = self._keep(gl.buffer(data.buffers["y"].tobytes()))
             self.groups = data.invocations // SAXPY_BLOCK
             return
-        prog = self._keep(
-            gl.program(
-                vertex_shader=shader_source(scene.program, "vert"),
-                fragment_shader=shader_source(scene.program, "frag"),
-            )
-        )
+        stages = {
+            "vertex_shader": shader_source(scene.program, "vert"),
+            "fragment_shader": shader_source(scene.program, "frag"),
+        }
+        if scene.kind == "tess":
+            stages["tess_control_shader"] = shader_source(scene.program, "tesc")
+            stages["tess_evaluation_shader"] = shader_source(scene.program, "tese")
+        if scene.kind == "xfb":
+            stages["varyings"] = ("gl_Position", "v_color")
+        prog = self._keep(gl.program(**stages))
         samples = scene.samples
         color = self._keep(gl.renderbuffer((size, size), 4, samples=samples, dtype="f1"))
         depth = self._keep(gl.depth_renderbuffer((size, size), samples=samples))
@@ -62,6 +66,8 @@ class MesaScene:
             self._setup_many(prog, vbo)
         else:
             self.vao = self._keep(gl.vertex_array(prog, [(vbo, "4f 4f", *names)]))
+        if scene.kind == "xfb":
+            self.captured = self._keep(gl.buffer(reserve=self.count * XFB_COMPONENTS * 4))
         if scene.textured:
             tex = data.texture
             assert tex is not None
@@ -142,8 +148,16 @@ class MesaScene:
             self.gl.finish()
             return
         self._state()
+        if self.scene.kind == "xfb":  # (moderngl's transform: rasterizer discard on)
+            self.vao.transform(self.captured, self.moderngl.TRIANGLES, vertices=self.count)
+            self.gl.finish()
+            return
         self.fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
-        self.vao.render(self.moderngl.TRIANGLES, vertices=self.count)
+        if self.scene.kind == "tess":
+            self.gl.patch_vertices = 4
+            self.vao.render(self.moderngl.PATCHES, vertices=self.count)
+        else:
+            self.vao.render(self.moderngl.TRIANGLES, vertices=self.count)
         if self.resolved is not None:
             self.gl.copy_framebuffer(self.resolved, self.fbo)  # glBlitFramebuffer
         self.gl.finish()
@@ -185,6 +199,9 @@ class MesaScene:
     def read(self) -> np.ndarray:
         if self.scene.kind == "compute":
             return np.frombuffer(self.y.read(), np.float32).copy()
+        if self.scene.kind == "xfb":  # a row of bytes a captured vertex
+            raw = np.frombuffer(self.captured.read(), np.uint8)
+            return raw.reshape(-1, XFB_COMPONENTS * 4).copy()
         fbo = self.fbo if self.resolved is None else self.resolved
         raw = fbo.read(components=4, alignment=1)
         return np.frombuffer(raw, np.uint8).reshape(self.size, self.size, 4).copy()

@@ -15,7 +15,7 @@ import numpy as np
 import gallium
 from gallium import pipe
 
-from .scenes import SAXPY_BLOCK, Scene, SceneData, shader_source
+from .scenes import SAXPY_BLOCK, XFB_COMPONENTS, Scene, SceneData, shader_source
 
 # SRC_ALPHA / INV_SRC_ALPHA on colour, ONE / INV_SRC_ALPHA on alpha (the blend scenes')
 OVER = pipe.RtBlendState(
@@ -126,15 +126,35 @@ class NumpipeScene:
         ctx.set_viewport_states(
             0, [pipe.ViewportState(scale=(half, half, 0.5), translate=(half, half, 0.5))]
         )
-        vs = ctx.create_vs_state(pipe.ShaderState(tokens=shader_source(scene.program, "vs")))
+        so = pipe.StreamOutputInfo()
+        if scene.kind == "xfb":  # gl_Position and the colour, interleaved
+            so = pipe.StreamOutputInfo(
+                num_outputs=2,
+                stride=[XFB_COMPONENTS, 0, 0, 0],
+                output=[
+                    pipe.StreamOutput(register_index=0, num_components=4),
+                    pipe.StreamOutput(register_index=1, num_components=4, dst_offset=4),
+                ],
+            )
+        vs_text = shader_source(scene.program, "vs")
+        vs = ctx.create_vs_state(pipe.ShaderState(tokens=vs_text, stream_output=so))
         fs = ctx.create_fs_state(pipe.ShaderState(tokens=shader_source(scene.program, "fs")))
         ctx.bind_vs_state(vs)
         ctx.bind_fs_state(fs)
+        if scene.kind == "tess":
+            tcs = pipe.ShaderState(tokens=shader_source(scene.program, "tcs"))
+            tes = pipe.ShaderState(tokens=shader_source(scene.program, "tes"))
+            ctx.bind_tcs_state(ctx.create_tcs_state(tcs))
+            ctx.bind_tes_state(ctx.create_tes_state(tes))
         # GL's ccw on a user FBO is Gallium's cw (mesa_conventions.md section 3); nothing is
         # culled here, so this only keeps the state identical to what Mesa runs.
         ctx.bind_rasterizer_state(
             ctx.create_rasterizer_state(
-                pipe.RasterizerState(front_ccw=False, multisample=samples > 1)
+                pipe.RasterizerState(
+                    front_ccw=False,
+                    multisample=samples > 1,
+                    rasterizer_discard=scene.kind == "xfb",
+                )
             )
         )
         dsa = pipe.DepthStencilAlphaState(
@@ -156,9 +176,21 @@ class NumpipeScene:
         ctx.bind_vertex_elements_state(ve)
         vbuf = self._buffer(self.data.vertices, pipe.Bind.VERTEX_BUFFER)
         ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=vbuf)])
-        self.draw = pipe.DrawInfo(
-            mode=pipe.Prim.TRIANGLES, start=0, count=self.data.vertices.shape[0]
-        )
+        n = self.data.vertices.shape[0]
+        self.draw = pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=n)
+        if scene.kind == "tess":
+            self.draw = pipe.DrawInfo(mode=pipe.Prim.PATCHES, count=n, vertices_per_patch=4)
+        if scene.kind == "xfb":
+            size = n * XFB_COMPONENTS * 4
+            self.captured = screen.resource_create(
+                pipe.ResourceTemplate(
+                    target=pipe.TextureTarget.BUFFER,
+                    format=pipe.Format.NONE,
+                    width0=size,
+                    bind=pipe.Bind.STREAM_OUTPUT,
+                )
+            )
+            self.targets = [ctx.create_stream_output_target(self.captured, 0, size)]
 
     def _setup_many(self) -> None:
         """One index and vertex buffer for every object, back faces culled;
@@ -258,6 +290,9 @@ class NumpipeScene:
                 for cb in cbs:
                     ctx.set_constant_buffer(vertex, 0, cb)
                     ctx.draw_vbo(draw)
+        elif self.scene.kind == "xfb":  # capture from the start, every frame
+            ctx.set_stream_output_targets(self.targets, [0])
+            ctx.draw_vbo(self.draw)
         else:
             ctx.clear(
                 pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL,
@@ -279,6 +314,12 @@ class NumpipeScene:
                 self.y, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, n, 1, 1)
             )
             out = np.array(data).view(np.float32)
+        elif self.scene.kind == "xfb":  # a row of bytes a captured vertex
+            n = self.captured.width0
+            data, xfer = self.ctx.transfer_map(
+                self.captured, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, n, 1, 1)
+            )
+            out = np.array(data).reshape(-1, XFB_COMPONENTS * 4)
         else:
             s = self.size
             data, xfer = self.ctx.transfer_map(

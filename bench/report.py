@@ -281,6 +281,21 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
                 _why_missing(res, "numpipe", "numpipe-direct"),
             )
         )
+    # issue 24: tessellation and stream output
+    for name in ("tess", "xfb"):
+        res = scenes.get(name)
+        r = speed_ratio(res, "llvmpipe") if res else None
+        rows.append(
+            _row(
+                name,
+                "24.7",
+                f"{name}: numpipe vs llvmpipe",
+                r,
+                ">= 0.15x",
+                r is not None and r >= 0.15,
+                _why_missing(res, "numpipe", "llvmpipe"),
+            )
+        )
     return [r for r in rows if r.pop("needs") in ran]
 
 

@@ -37,7 +37,9 @@ class Scene:
     name: str
     title: str
     program: str  # shader program under shaders/ (see dump_tgsi.PROGRAMS)
-    kind: str = "draw"  # "draw", "compute" or "many" (one draw per object: see _many)
+    # "draw", "compute", "many" (one draw per object: see _many), "tess" (PATCHES of four
+    # control points) or "xfb" (the draw captured by stream output, rasterizer discard)
+    kind: str = "draw"
     depth_test: bool = False  # LESS, depth writes on
     blend: bool = False  # SRC_ALPHA / INV_SRC_ALPHA (alpha: ONE / INV_SRC_ALPHA)
     textured: bool = False
@@ -233,6 +235,41 @@ def _many(n: int):
     return build
 
 
+TESS_GRID = 8  # patches a side
+TESS_LEVEL = 28  # every level: 2 * 28^2 = 1,568 triangles a patch
+
+
+def _tess(size: int) -> SceneData:
+    """An 8x8 grid of quad patches over clip [-0.95, 0.95]^2, four control
+    points each (corner order (x0,y0), (x1,y0), (x1,y1), (x0,y1)), with random
+    depths and colours."""
+    rng = np.random.default_rng(SEED + 7)
+    n = TESS_GRID
+    edges = np.linspace(-0.95, 0.95, n + 1, dtype=np.float32)
+    z = rng.uniform(0.1, 0.9, (n + 1, n + 1)).astype(np.float32)
+    color = rng.uniform(0, 1, (n + 1, n + 1, 4)).astype(np.float32)
+    color[..., 3] = 1
+    v = np.zeros((n * n * 4, 8), np.float32)
+    k = 0
+    for j in range(n):
+        for i in range(n):
+            for di, dj in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                v[k, 0:4] = (edges[i + di], edges[j + dj], z[j + dj, i + di], 1)
+                v[k, 4:8] = color[j + dj, i + di]
+                k += 1
+    tris = n * n * 2 * TESS_LEVEL * TESS_LEVEL
+    return SceneData(v, tris, float((0.95 * size) ** 2))
+
+
+def _xfb(size: int) -> SceneData:
+    """The small scene's 100,000 triangles, captured (position and colour)."""
+    v, _ = random_triangles(100_000, SMALL_EDGE, size, SEED + 8)
+    return SceneData(v, 100_000, 0.0)
+
+
+XFB_COMPONENTS = 8  # captured floats a vertex: gl_Position, v_color
+
+
 def _compute(size: int) -> SceneData:
     rng = np.random.default_rng(SEED + 5)
     x = rng.uniform(-1, 1, SAXPY_N).astype(np.float32)
@@ -251,6 +288,8 @@ _BUILDERS = {
     "texture": _texture,
     "alu40": _alu40,
     "compute": _compute,
+    "tess": _tess,
+    "xfb": _xfb,
     "many-100": _many(100),
     "many": _many(1000),
     "many-10000": _many(10_000),
@@ -344,6 +383,30 @@ SCENES: dict[str, Scene] = {
             description=f"y = 2.5 x + y over {SAXPY_N:,} floats, {SAXPY_BLOCK} invocations per "
             "block (shaders/saxpy.comp)",
         ),
+        Scene(
+            "tess",
+            "tessellation: 64 quad patches to 100k triangles",
+            "tess",
+            kind="tess",
+            depth_test=True,
+            needs="tessellation",
+            peers=("llvmpipe",),
+            description=f"{TESS_GRID}x{TESS_GRID} quad patches of 4 control points (position, "
+            f"colour) over the frame; a control shader sets every level to {TESS_LEVEL} (equal "
+            "spacing), the evaluation shader interpolates bilinearly: ~100,000 triangles, depth "
+            "test LESS (shaders/tess.*)",
+        ),
+        Scene(
+            "xfb",
+            "stream output: 100k triangles captured",
+            "color",
+            kind="xfb",
+            needs="stream output",
+            peers=("llvmpipe",),
+            description="the small scene's 100,000 triangles through the pass-through vertex "
+            "shader with rasterizer discard, gl_Position and the colour captured interleaved "
+            "(9.6 MB a frame); the frame binds the target at offset 0, draws, and waits",
+        ),
         *(
             Scene(
                 name,
@@ -375,7 +438,9 @@ SCENES: dict[str, Scene] = {
 
 
 def shader_source(program: str, stage: str) -> str:
-    """GLSL (stage 'vert'/'frag'/'comp') or TGSI (stage 'vs'/'fs'/'cs') of ``program``."""
+    """GLSL (stage 'vert'/'tesc'/'tese'/'frag'/'comp') or TGSI (stage
+    'vs'/'tcs'/'tes'/'fs'/'cs') of ``program``.  The tessellation stages' TGSI
+    is written by hand (Mesa 22.3's softpipe has no tessellation to dump it)."""
     glsl = {
         "color": {"vert": "color.vert", "frag": "color.frag"},
         "texture": {"vert": "texture.vert", "frag": "texture.frag"},
@@ -383,7 +448,15 @@ def shader_source(program: str, stage: str) -> str:
         "saxpy": {"comp": "saxpy.comp"},
         "mvp": {"vert": "mvp.vert", "frag": "color.frag"},
         "mvp-tint": {"vert": "mvp.vert", "frag": "tint.frag"},
+        "tess": {
+            "vert": "tess.vert",
+            "tesc": "tess.tesc",
+            "tese": "tess.tese",
+            "frag": "color.frag",
+        },
     }[program]
+    if program == "tess" and stage in ("vs", "fs"):  # (shared with the color program)
+        return (SHADERS / f"color.{stage}.tgsi").read_text()
     if stage in glsl:
         return (SHADERS / glsl[stage]).read_text()
     return (SHADERS / f"{program}.{stage}.tgsi").read_text()

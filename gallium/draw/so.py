@@ -229,24 +229,24 @@ def emit(
                     t.internal_offset += fit * k * 4 * info.stride[b]
         if not nwrite.any():
             continue
-        # the written primitives: the first nwrite[d] of each draw's
+        # draw d's written primitives are its first nwrite[d] (the pass holds
+        # each draw's primitives together, in order), and their vertices fill
+        # a contiguous run of each buffer, a row of stride dwords a vertex
         first = np.zeros(ndraws + 1, np.int64)
         np.cumsum(generated[:, stream], out=first[1:])
-        local = np.arange(prims.draw.size, dtype=np.int64) - first[prims.draw]
-        keep = local < nwrite[prims.draw]
-        verts = prims.verts[keep].reshape(-1)  # vertex after vertex, in order
-        vdraw = np.repeat(prims.draw[keep], k)
-        vlocal = np.repeat(local[keep] * k, k) + np.tile(np.arange(k, dtype=np.int64), keep.sum())
-        for o in outs:
-            b = o.buffer
-            storage_of = [bd.storages[b] if bd is not None else None for bd in bindings]
-            words = _words(prims.outputs.get(o.register), prims.nverts, o.start, o.count)[verts]
-            offsets = starts[vdraw, b] + vlocal * (4 * info.stride[b]) + 4 * o.dst_offset
-            raw = words.view(np.uint8).reshape(words.shape[0], 4 * o.count)
-            for storage in {id(s): s for s in storage_of if s is not None}.values():
-                sel = np.array([s is storage for s in storage_of])[vdraw]
-                idx = offsets[sel, None] + np.arange(4 * o.count, dtype=np.int64)
-                storage[idx] = raw[sel]
+        words = {
+            o: _words(prims.outputs.get(o.register), prims.nverts, o.start, o.count) for o in outs
+        }
+        for d in np.flatnonzero(nwrite):
+            verts = prims.verts[first[d] : first[d] + nwrite[d]].reshape(-1)
+            for b in bufs:
+                stride = info.stride[b]
+                at = int(starts[d, b])
+                run = bindings[d].storages[b][at : at + 4 * stride * verts.size]
+                rows = run.view(np.uint32).reshape(verts.size, stride)
+                for o in outs:
+                    if o.buffer == b:
+                        rows[:, o.dst_offset : o.dst_offset + o.count] = words[o][verts]
     return generated, written
 
 

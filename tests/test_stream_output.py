@@ -568,3 +568,22 @@ def test_caps_report_stream_output():
     assert screen.is_format_supported(
         pipe.Format.NONE, pipe.TextureTarget.BUFFER, 0, pipe.Bind.STREAM_OUTPUT
     )
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_draw_auto_from_a_target_still_bound_counts_the_queued_draws(threaded):
+    """draw_auto from the target the bound binding still writes: its count
+    is the bytes the queued draw before it wrote (the queue runs first), and
+    it appends its own primitives after them."""
+    screen, ctx = _so_context(threaded)
+    x = np.arange(12, dtype=np.float32)
+    buf = _buffer(screen, ctx, bytes(256))
+    t = ctx.create_stream_output_target(buf, 0, 256)
+    ctx.set_stream_output_targets([t], [0])
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(16, 0, x)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.POINTS, count=3))
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(16, 0, buf)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.POINTS, count_from_stream_output=t))
+    got = np.frombuffer(read_buffer(ctx, buf), np.float32)[:28]
+    ctx.destroy()
+    np.testing.assert_array_equal(got, np.concatenate([x + 1, x + 2, np.zeros(4, np.float32)]))

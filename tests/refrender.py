@@ -26,6 +26,7 @@ _MODES = {
     "lines_adjacency": pipe.Prim.LINES_ADJACENCY,
     "line_strip_adjacency": pipe.Prim.LINE_STRIP_ADJACENCY,
     "triangles_adjacency": pipe.Prim.TRIANGLES_ADJACENCY,
+    "triangle_strip_adjacency": pipe.Prim.TRIANGLE_STRIP_ADJACENCY,
 }
 _FUNCS = {
     "less": pipe.CompareFunc.LESS,

@@ -140,8 +140,9 @@ def test_adjacency_primitives():
     assert lines.tolist() == [[1, 2], [2, 3]]  # the middle pairs
     lines, _ = ln.segments(pipe.Prim.LINE_STRIP_ADJACENCY, 5, np.array([4]))
     assert lines.tolist() == [[1, 2]]  # a restart after vertex 3: one strip of four
-    with pytest.raises(UnsupportedError, match="TRIANGLE_STRIP_ADJACENCY"):
-        assemble.adjacency_primitives(pipe.Prim.TRIANGLE_STRIP_ADJACENCY, 8, none)
+    # (vertices 2i, 2i+2, 2i+4; adjacent 2i-2 or 1, 2i+6 or 2i+5 for the last, 2i+3)
+    strip = assemble.adjacency_primitives(pipe.Prim.TRIANGLE_STRIP_ADJACENCY, 8, none)
+    assert strip.tolist() == [[0, 1, 2, 6, 4, 3], [4, 0, 2, 5, 6, 7]]
 
 
 def test_points_and_lines_snap_halves_away_from_zero():

@@ -77,6 +77,7 @@ def render(name: str) -> None:
         "lines_adjacency": moderngl.LINES_ADJACENCY,
         "line_strip_adjacency": moderngl.LINE_STRIP_ADJACENCY,
         "triangles_adjacency": moderngl.TRIANGLES_ADJACENCY,
+        "triangle_strip_adjacency": moderngl.TRIANGLE_STRIP_ADJACENCY,
     }
     ctx.line_width = scene.line_width
     if scene.sizes is not None:

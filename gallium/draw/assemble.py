@@ -33,20 +33,25 @@ ADJACENCY_MODES = {
 }
 
 
-def adjacency_primitives(mode: Prim, n: int, cuts: np.ndarray) -> np.ndarray:
+def adjacency_primitives(
+    mode: Prim, n: int, cuts: np.ndarray, flatshade_first: bool = False
+) -> np.ndarray:
     """A draw's primitives with adjacency as (P, 4) or (P, 6) stream positions:
     LINES_ADJACENCY in groups of four (the line is the middle two),
     LINE_STRIP_ADJACENCY one per vertex but the last three, TRIANGLES_ADJACENCY
-    in groups of six (the triangle is vertices 0, 2 and 4); restarts cut."""
+    in groups of six (the triangle is vertices 0, 2 and 4), and
+    TRIANGLE_STRIP_ADJACENCY as the draw module orders it (see
+    :func:`_strip_adjacency`); restarts cut."""
     mode = Prim(mode)
-    if mode == Prim.TRIANGLE_STRIP_ADJACENCY:
-        raise UnsupportedError("TRIANGLE_STRIP_ADJACENCY is not implemented by numpipe yet")
     if mode not in ADJACENCY_MODES:
         raise bad_value("info.mode", "is not an adjacency mode", mode)
     width = ADJACENCY_MODES[mode]
     parts = []
     for a, b in _segments(n, cuts):
         k = b - a
+        if mode == Prim.TRIANGLE_STRIP_ADJACENCY:
+            parts.append(a + _strip_adjacency(k, flatshade_first))
+            continue
         if mode == Prim.LINE_STRIP_ADJACENCY:
             s = a + np.arange(max(k - 3, 0), dtype=np.int64)
         else:
@@ -55,6 +60,31 @@ def adjacency_primitives(mode: Prim, n: int, cuts: np.ndarray) -> np.ndarray:
     if not parts:
         return np.zeros((0, width), np.int64)
     return np.concatenate(parts)
+
+
+def _strip_adjacency(count: int, first: bool) -> np.ndarray:
+    """One TRIANGLE_STRIP_ADJACENCY sequence of ``count`` vertices as (P, 6)
+    positions in the order (v0, adjacent, v1, adjacent, v2, adjacent) that
+    Mesa's draw module hands a geometry shader (draw_decompose_tmp.h).
+
+    Triangle j (i = 2j) has vertices i, i+2, i+4 and adjacent vertices i-2
+    (1 for the first), i+6 (i+5 for the last) and i+3.  Odd triangles swap to
+    keep the winding: the first two vertices and their adjacent ones with the
+    last vertex provoking, the last two with the first vertex provoking.
+    """
+    m = max((count - 4) // 2, 0)
+    i = 2 * np.arange(m, dtype=np.int64)
+    v0, v1, v2 = i, i + 2, i + 4
+    before = np.where(i == 0, 1, i - 2)
+    side = i + 3
+    after = np.where(i + 7 < count, i + 6, i + 5)
+    odd = (i & 2) != 0
+    even_order = np.stack([v0, before, v1, after, v2, side], 1)
+    if first:
+        odd_order = np.stack([v0, side, v2, after, v1, before], 1)
+    else:
+        odd_order = np.stack([v1, before, v0, side, v2, after], 1)
+    return np.where(odd[:, None], odd_order, even_order)
 
 
 def _segments(n: int, cuts: np.ndarray) -> list[tuple[int, int]]:
@@ -116,8 +146,9 @@ def triangles(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Triangles of a draw as stream positions, plus their primitive ids."""
     mode = Prim(mode)
-    if mode == Prim.TRIANGLES_ADJACENCY:  # the triangle of each group of six
-        t = adjacency_primitives(mode, n, cuts)[:, [0, 2, 4]]
+    if mode in (Prim.TRIANGLES_ADJACENCY, Prim.TRIANGLE_STRIP_ADJACENCY):
+        # the triangle of each primitive: its positions 0, 2 and 4
+        t = adjacency_primitives(mode, n, cuts, flatshade_first)[:, [0, 2, 4]]
         return t, np.arange(t.shape[0], dtype=np.int64)
     if mode not in TRIANGLE_MODES:
         if mode in LINE_MODES or mode == Prim.POINTS or mode in ADJACENCY_MODES:

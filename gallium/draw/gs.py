@@ -5,7 +5,7 @@ Theory of operation
 After the vertex shader, a draw's primitives of the geometry shader's input
 type (POINTS, LINES, TRIANGLES or their adjacency forms, assembled from the
 draw mode as the draw module assembles them: strips and fans decomposed,
-restarts honoured; TRIANGLE_STRIP_ADJACENCY is not implemented) become
+restarts honoured) become
 the lanes of one geometry kernel call, ``GS_INVOCATIONS`` lanes per
 primitive (lane = primitive * invocations + invocation; PRIM_ID and
 INVOCATIONID as system values).  ``IN[v][i]`` is the vertex shader's output
@@ -40,6 +40,7 @@ _INPUTS = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIAN
 _OUTPUTS = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 _LINE_MODES = (Prim.LINES, Prim.LINE_STRIP, Prim.LINE_LOOP)
 _LINE_ADJ = (Prim.LINES_ADJACENCY, Prim.LINE_STRIP_ADJACENCY)
+_TRI_ADJ = (Prim.TRIANGLES_ADJACENCY, Prim.TRIANGLE_STRIP_ADJACENCY)
 MAX_OUTPUT_VERTICES = 1024  # PIPE_CAP_MAX_GEOMETRY_OUTPUT_VERTICES
 MAX_INVOCATIONS = 32  # GS_INVOCATIONS (a kernel call runs primitives x invocations lanes)
 
@@ -88,7 +89,7 @@ def check_input_mode(shader: Any, mode: Prim) -> None:
         or (inp == "LINES" and mode in _LINE_MODES)
         or (inp == "TRIANGLES" and mode in assemble.TRIANGLE_MODES)
         or (inp == "LINES_ADJACENCY" and mode in _LINE_ADJ)
-        or (inp == "TRIANGLES_ADJACENCY" and mode == Prim.TRIANGLES_ADJACENCY)
+        or (inp == "TRIANGLES_ADJACENCY" and mode in _TRI_ADJ)
     ):
         raise bad_value(
             "info.mode", f"must draw {inp} for the bound geometry shader ({inp} input)", mode.name
@@ -106,9 +107,9 @@ def input_primitives(shader: Any, mode: Prim, n: int, cuts: np.ndarray, flatshad
     if inp == "TRIANGLES" and mode in assemble.TRIANGLE_MODES:
         return assemble.triangles(mode, n, cuts, flatshade_first)[0]
     if (inp == "LINES_ADJACENCY" and mode in _LINE_ADJ) or (
-        inp == "TRIANGLES_ADJACENCY" and mode == Prim.TRIANGLES_ADJACENCY
+        inp == "TRIANGLES_ADJACENCY" and mode in _TRI_ADJ
     ):
-        return assemble.adjacency_primitives(mode, n, cuts)
+        return assemble.adjacency_primitives(mode, n, cuts, flatshade_first)
     raise bad_value(
         "info.mode", f"must draw {inp} for the bound geometry shader ({inp} input)", mode.name
     )

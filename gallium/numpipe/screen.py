@@ -317,7 +317,6 @@ _DEPTH_FORMATS = {
 # What numpipe lacks that no Gallium cap says (gallium.pipe.support).
 _UNCAPPED = {
     "line_stipple": False,
-    "triangle_strip_adjacency": False,
     "logic_op": False,
     "polygon_stipple": False,
     "polygon_offset": False,

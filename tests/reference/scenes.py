@@ -623,7 +623,7 @@ IMM[0] UINT32 {0, 0, 0, 0}
 def gs_scene(name: str, gs: tuple[str, str], mode: str, seed: int) -> RefScene:
     """Random triangles (or points) through a geometry shader, 64x48."""
     rng = np.random.default_rng(seed)
-    if mode in ("line_strip_adjacency", "triangles_adjacency"):
+    if mode in ("line_strip_adjacency", "triangles_adjacency", "triangle_strip_adjacency"):
         c = rng.uniform(-1, 1, (60, 2))
         pos = np.zeros((60, 4), F32)
         pos[:, :2] = c + rng.normal(0, 0.2, (60, 2))
@@ -753,6 +753,82 @@ def adjacency_without_gs(seed: int = 26) -> RefScene:
     )  # fmt: skip
 
 
+# Each of a triangle-with-adjacency's six input slots in its own colour, so
+# that the order of the slots (not only the triangles) shows in the image.
+GS_ADJ_SLOTS_GLSL = """#version 330
+layout(triangles_adjacency) in; layout(triangle_strip, max_vertices = 6) out;
+in vec4 v_color[]; out vec4 g_color;
+const vec3 slot[6] = vec3[6](vec3(1, 0, 0), vec3(1, 1, 0), vec3(0, 1, 0),
+                             vec3(0, 1, 1), vec3(0, 0, 1), vec3(1, 0, 1));
+void main() {
+  for (int i = 0; i < 6; i += 2) {
+    gl_Position = gl_in[i].gl_Position;
+    g_color = vec4(slot[i], v_color[i].a);
+    EmitVertex();
+  }
+  EndPrimitive();
+  for (int i = 1; i < 6; i += 2) {
+    gl_Position = gl_in[i].gl_Position * vec4(0.5, 0.5, 1.0, 1.0);
+    g_color = vec4(slot[i], v_color[i].a);
+    EmitVertex();
+  }
+}
+"""
+GS_ADJ_SLOTS_TGSI = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE TRIANGLES_ADJACENCY
+PROPERTY GS_OUTPUT_PRIMITIVE TRIANGLE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 6
+PROPERTY GS_INVOCATIONS 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL TEMP[0]
+IMM[0] FLT32 {1.0, 0.0, 0.5, 0.0}
+IMM[1] UINT32 {0, 0, 0, 0}
+"""
+
+
+def _adj_slots_body() -> str:
+    """GS_ADJ_SLOTS_GLSL's body in TGSI: slots 0, 2, 4 as a triangle, then 1,
+    3, 5 (halved) as another, each vertex in its slot's colour."""
+    colour = {0: "xyyy", 1: "xxyy", 2: "yxyy", 3: "yxxx", 4: "yyxx", 5: "xyxx"}
+    lines = []
+    for k, i in enumerate((0, 2, 4, 1, 3, 5)):
+        if k == 3:
+            lines.append("ENDPRIM IMM[1].xxxx")
+        if i % 2:
+            lines += [f"MUL TEMP[0], IN[{i}][0], IMM[0].zzxx", "MOV OUT[0], TEMP[0]"]
+        else:
+            lines.append(f"MOV OUT[0], IN[{i}][0]")
+        lines += [
+            f"MOV OUT[1].xyz, IMM[0].{colour[i]}",
+            f"MOV OUT[1].w, IN[{i}][1].wwww",
+            "EMIT IMM[1].xxxx",
+        ]
+    lines.append("END")
+    return "".join(f"{k:3}: {line}\n" for k, line in enumerate(lines))
+
+
+GS_ADJ_SLOTS_TGSI += _adj_slots_body()
+
+
+def strip_adjacency_without_gs(seed: int = 28) -> RefScene:
+    """A TRIANGLE_STRIP_ADJACENCY draw with no geometry shader: the strip's
+    triangles (vertices 2i, 2i+2, 2i+4), in the draw module's order and
+    winding (back faces culled: a wrong winding drops the wrong ones)."""
+    rng = np.random.default_rng(seed)
+    pos = np.zeros((40, 4), F32)
+    t = np.arange(40)
+    pos[:, 0] = -1.0 + t * 0.05 + rng.normal(0, 0.03, 40)
+    pos[:, 1] = np.where(t % 4 < 2, 0.5, -0.5) + rng.normal(0, 0.2, 40)
+    pos[:, 3] = 1.0
+    return RefScene(
+        "strip_adjacency_without_gs", 64, 48, _with_colors(pos, rng),
+        mode="triangle_strip_adjacency", cull_back=True,
+    )  # fmt: skip
+
+
 def all_scenes() -> list[RefScene]:
     return [
         gouraud_fullscreen(),
@@ -782,6 +858,13 @@ def all_scenes() -> list[RefScene]:
             25,
         ),
         adjacency_without_gs(),
+        gs_scene(
+            "gs_triangle_strip_adjacency",
+            (GS_ADJ_SLOTS_GLSL, GS_ADJ_SLOTS_TGSI),
+            "triangle_strip_adjacency",
+            27,
+        ),
+        strip_adjacency_without_gs(),
     ]
 
 

@@ -657,9 +657,9 @@ def test_program_errors(ctx):
     with pytest.raises(UnsupportedError, match="indexes MEMORY indirectly"):
         ctx.create_compute_state(pipe.ComputeState(prog=indirect, req_local_mem=16))
     assert ctx.get_device_reset_status() == pipe.ResetStatus.NO_RESET
-    with pytest.raises(UnsupportedError, match="BUFFER registers in fragment shaders"):
+    with pytest.raises(UnsupportedError, match="MEMORY registers in fragment shaders"):
         ctx.create_fs_state(
-            pipe.ShaderState(tokens="FRAG\nDCL BUFFER[0]\nDCL OUT[0], COLOR\n  0: END\n")
+            pipe.ShaderState(tokens="FRAG\nDCL MEMORY[0], SHARED\nDCL OUT[0], COLOR\n  0: END\n")
         )
     with pytest.raises(PipeTypeError, match="cso must be a compute state"):
         ctx.bind_compute_state(object())
@@ -759,9 +759,9 @@ def test_caps():
     assert screen.get_compute_param(ir, pipe.ComputeCap.MAX_COMPUTE_UNITS) == 2
     cs, fs = pipe.ShaderType.COMPUTE, pipe.ShaderType.FRAGMENT
     assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 32
-    assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 0
+    assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_BUFFERS) == 32
     assert screen.get_shader_param(cs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 32
-    assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 0
+    assert screen.get_shader_param(fs, pipe.ShaderCap.MAX_SHADER_IMAGES) == 32
     buf, tex = pipe.TextureTarget.BUFFER, pipe.TextureTarget.TEXTURE_2D
     assert screen.is_format_supported(pipe.Format.NONE, buf, 0, pipe.Bind.SHADER_BUFFER)
     assert not screen.is_format_supported(

@@ -212,6 +212,7 @@ class ThreadedContext:
             "gs": None,
             "tcs": None,
             "tes": None,
+            "dsa": None,
             "velems": None,
             "rast": _DEFAULT_RASTERIZER,
             "fb": FramebufferState(),
@@ -580,8 +581,9 @@ class ThreadedContext:
             self._submit_full()
 
     def bind_depth_stencil_alpha_state(self, cso):
+        cso = self._bound["dsa"] = check_dsa_cso(cso)
         b = self._batch
-        b.calls.append((self._apply_dsa, (check_dsa_cso(cso),)))
+        b.calls.append((self._apply_dsa, (cso,)))
         b.slots += 1
         if b.slots >= self.batch_slots:
             self._submit_full()
@@ -826,6 +828,7 @@ class ThreadedContext:
         checks.check_draw_state(
             info, b["vs"], b["fs"], b["gs"], b["velems"], b["rast"], b["fb"], support,
             so_targets=self._so_targets, tcs=b["tcs"], tes=b["tes"],
+            dsa=None if b["dsa"] is None else b["dsa"].state,
         )  # fmt: skip
         slots = 2
         if info.index_size and not isinstance(info.index, Resource):

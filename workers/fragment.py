@@ -75,6 +75,15 @@ class FragmentState:
     # (one sample, no alpha-to-coverage / alpha-to-one); the pass's sample.
     msaa: Any = None
     sample: int = 0
+    # Shader buffers and images (gallium/numpipe/memory.py StageMemory), or None.
+    # With ``side_effects`` (the shader stores or runs atomics) every covered,
+    # non-helper fragment runs the shader once, in primitive order per pixel:
+    # no dense rectangles, no resolved depth, no skipped hidden tiles.
+    memory: Any = None
+    side_effects: bool = False
+    # FS_EARLY_DEPTH_STENCIL: depth/stencil tested and written before shading
+    # (``early_z``), whatever the shader does; KILL then drops colour only.
+    early_tests: bool = False
 
     @property
     def reads_primid(self) -> bool:
@@ -166,6 +175,8 @@ def _alike(a: FragmentState, b: FragmentState) -> bool:
         or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
         or (a.msaa, a.sample) != (b.msaa, b.sample)
         or getattr(a, "src1_output", None) != getattr(b, "src1_output", None)
+        or a.memory is not b.memory
+        or a.early_tests != b.early_tests
     ):
         return False
     if _uses_blend_color(a) and a.blend_color != b.blend_color:

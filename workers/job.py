@@ -40,8 +40,11 @@ class SceneJob:
             from . import bandproc, shared
 
             scene = self.scene
-            # the estimate first: it settles light scenes in a few microseconds
-            ok = bandproc.estimated_work_ms(scene) >= bandproc.MIN_WORK_MS
+            # the estimate first: it settles light scenes in a few microseconds;
+            # fragment shaders' buffers and images stay with this process
+            ok = bandproc.estimated_work_ms(
+                scene
+            ) >= bandproc.MIN_WORK_MS and not _uses_shader_memory(scene)
             if ok:
                 arrays = [t.raw for t in scene.cbufs if t is not None]
                 if scene.zsbuf is not None:
@@ -69,3 +72,13 @@ class SceneJob:
 
     def complete(self) -> None:
         self.scene.complete()
+
+
+def _uses_shader_memory(scene) -> bool:
+    """Whether a draw of the scene has a fragment shader with buffers or images
+    (their storage is this process's: a band process would write a copy)."""
+    for cmd in scene.commands:
+        states = getattr(cmd, "states", None) or [getattr(cmd, "state", None)]
+        if any(getattr(st, "memory", None) is not None for st in states):
+            return True
+    return False

@@ -126,6 +126,8 @@ def _resolvable(state) -> bool:
         and (f in _MIN_FUNCS or f in _MAX_FUNCS)
         and not state.sample_mask_zero
         and state.logicop is None
+        and state.memory is None  # (shader memory: every fragment in its own order)
+        and not state.early_tests
     )
 
 

@@ -236,8 +236,11 @@ def _draw(
     # numpy: a band of a medium frame has thousands of sparse triangles;
     # a few big ones in Python, where each numpy call costs more than the
     # arithmetic).
-    if n <= 8:
-        dense: Any = [
+    if state.side_effects or state.early_tests:  # (one invocation a covered pixel: sparse)
+        dense: Any = [False]
+        cuts: list = []
+    elif n <= 8:
+        dense = [
             (bx1 - bx0 + 1) * (min(by1, y1 - 1) - max(by0, y0) + 1) >= DENSE_MIN_PIXELS
             for bx0, by0, bx1, by1 in ts.bbox[ids].tolist()
         ]
@@ -982,10 +985,12 @@ def _coef(ts, geom, arr: np.ndarray) -> np.ndarray:
     return arr[geom.tq]
 
 
-def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
+def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None, helpers=None):
     """Interpolate the FS inputs, run the fragment shader; return outputs, kill, z.
 
-    ``z``: the fragments' depth when the caller has it already.
+    ``z``: the fragments' depth when the caller has it already; ``helpers``:
+    lanes that run only for their quad's derivatives (their stores and
+    atomics never land).
     """
     if z is None:
         z = (
@@ -1085,6 +1090,8 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None):
             if state.kernel.system_value_decls or state.msaa is not None
             else {}
         ),
+        memory=state.memory,
+        helper_mask=helpers,
     )
     res = state.kernel(env)
     outputs = {reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()}
@@ -1704,16 +1711,34 @@ def _early_z_batch(scene, state: FragmentState, ts, geom, band: int, run_depth=N
         return
     keep = np.concatenate(survivors)
     sgeom = _PixelGeom(px[keep], py[keep], tri[keep])
-    outputs, _, _ = _shade(state, ts, sgeom, keep.size, None, None)
+    outputs, kill, _ = _shade(state, ts, sgeom, keep.size, None, None)
     start = 0
     for n in sizes:
         if n:
             sl = slice(start, start + n)
+            alive = None if kill is None else ~kill[sl]
             _colour_writes(
-                scene, state, (sgeom.py[sl], sgeom.px[sl]), False, None,
+                scene, state, (sgeom.py[sl], sgeom.px[sl]), False, alive,
                 {r: stack[:, sl] for r, stack in outputs.items()},
             )  # fmt: skip
         start += n
+
+
+def _early_tests(scene, state: FragmentState, ts, geom) -> np.ndarray:
+    """Depth/stencil-test pixel fragments (ordered by triangle) before
+    shading, in submission order per pixel (layers), writing what passes;
+    returns which passed."""
+    px, py = geom.px, geom.py
+    z = geom.depth(ts)
+    passed = np.zeros(px.size, bool)
+    for m in _layers(scene, px, py) or [np.arange(px.size)]:
+        zl = z[m] if np.ndim(z) else z
+        ok = depth_stencil(state, scene.zsbuf, (py[m], px[m]), False, None, zl, None, None)
+        count = int(np.count_nonzero(ok))
+        for counter in state.counters:
+            counter.add(count)
+        passed[m] = ok
+    return passed
 
 
 _MIN_FUNCS = {int(CompareFunc.LESS): False, int(CompareFunc.LEQUAL): True}
@@ -1729,6 +1754,8 @@ def _opaque_winners_possible(state: FragmentState) -> bool:
         and (f in _MIN_FUNCS or f in _MAX_FUNCS)
         and not state.counters
         and not state.blend_enabled
+        and not state.side_effects  # (every passing fragment runs the shader)
+        and not state.kernel.uses_kill  # (early tests: a killed winner writes no colour)
     )
 
 
@@ -2030,11 +2057,27 @@ def _quad_batch(scene, state, ts, ids, ya, yb, x0, x1, band) -> None:
     if nq == 0:
         return
     geom = _SparseGeom(qx, qy, tri)
-    outputs, kill, z = _shade(state, ts, geom, 4 * nq, (nq, 1), None)
     alive = cover.reshape(-1)
+    lx, ly = geom.coords()
+    if state.early_tests:  # depth/stencil first, then shade with the failures as helpers
+        lanes = np.flatnonzero(alive)
+        pgeom = _PixelGeom(lx[lanes], ly[lanes], np.repeat(tri, 4)[lanes])
+        passed = np.zeros(alive.size, bool)
+        passed[lanes] = _early_tests(scene, state, ts, pgeom)
+        outputs, kill, _ = _shade(state, ts, geom, 4 * nq, (nq, 1), None, helpers=~passed)
+        if kill is not None:
+            passed &= ~kill
+        sel = np.flatnonzero(passed)
+        if sel.size:
+            idx = (ly[sel], lx[sel])
+            _colour_writes(
+                scene, state, idx, False, None, {r: st[:, sel] for r, st in outputs.items()}
+            )
+        return
+    helpers = ~alive if state.side_effects else None
+    outputs, kill, z = _shade(state, ts, geom, 4 * nq, (nq, 1), None, helpers=helpers)
     if kill is not None:
         alive = alive & ~kill
-    lx, ly = geom.coords()
     _resolve_and_write(scene, state, ts, geom, np.repeat(tri, 4), lx, ly, alive, outputs, z, band)
 
 

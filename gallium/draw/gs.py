@@ -140,7 +140,9 @@ def _lanes(values: Any, count: int) -> np.ndarray:
     return np.broadcast_to(a, (count,))
 
 
-def run_geometry(gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures, other_streams=()):
+def run_geometry(
+    gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures, other_streams=(), memory=None
+):
     """Run the geometry kernel over the primitives ``verts`` (P, k) (indices
     into the vertex shader's results ``vres`` / positions ``vpos``), primitive
     ids ``prim_ids`` and the draws ``draws`` they belong to (of a pass), with
@@ -186,6 +188,7 @@ def run_geometry(gs, vs, vres, vpos, verts, prim_ids, draws, consts, textures, o
             system_values={"PRIM_ID": [pid] * 4, "INVOCATIONID": [inv] * 4},
             textures=textures,
             vertices=vertices,
+            memory=memory,
         )
     )
     out = _collect(gs, res, 0, lanes, ninv, prim_ids, draws, ndraws)

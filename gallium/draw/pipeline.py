@@ -111,6 +111,9 @@ class VertexProgram:
     multisample: bool = False
     so_info: Any = None  # the last vertex stage's so.StreamOutputInfo, or None
     tess: Any = None  # tess.TessState when tessellation shaders are bound
+    vs_memory: Any = None  # the vertex shader's buffers and images (ExecEnv.memory), or None
+    gs_memory: Any = None
+    memory_writes: bool = False  # a vertex-side stage stores to memory: one pass a draw
 
     @property
     def last_vertex_stage(self) -> Any:
@@ -176,9 +179,10 @@ class Sink(Protocol):
     def count(self, queries: tuple, counts: DrawCounts) -> None:
         """One draw's primitive counts, for its queries."""
 
-    def writing(self, resources: list) -> None:
-        """The pass is about to write these resources (stream output): work
-        the sink holds that reads them must see their old contents."""
+    def accessing(self, resources: list) -> None:
+        """The pass is about to write (stream output, shader stores) or read
+        (shader loads) these resources: work the sink holds or has submitted
+        that uses them must be done first."""
 
 
 def kind_of(mode: Prim, has_gs: bool, tess_output: str | None = None) -> str:
@@ -263,6 +267,7 @@ class DrawPipeline:
                 and (d0.kind in (TRIANGLES, GEOMETRY) or draws[j].region == d0.region)
                 and draws[j].so is d0.so
                 and (d0.so is None or not _reads(draws[j], d0.so.storages))
+                and not d0.program.memory_writes
             ):
                 j += 1
             group = draws[i:j]
@@ -288,6 +293,10 @@ class DrawPipeline:
         kind = group[0].kind
         streams = [self._stream(d, cache) for d in group]
         verts = _PassVertices(group, streams)
+        prog = group[0].program
+        touched = _memory_resources(prog)
+        if touched:  # (rasterization in flight that uses them goes first)
+            self.sink.accessing(touched)
         self.yield_point()
         self._vertex_shader(group, verts)
         self.yield_point()
@@ -370,7 +379,9 @@ class DrawPipeline:
             if prog.vs.kernel.system_value_decls
             else {}
         )
-        res = vs.run_vertex_shader(prog.vs, fetched, n, consts, sysvals, prog.vs_textures)
+        res = vs.run_vertex_shader(
+            prog.vs, fetched, n, consts, sysvals, prog.vs_textures, prog.vs_memory
+        )
         verts.res = res
         verts.pos = vs.positions(prog.vs.kernel, res, n)
         if prog.gs is None and prog.tess is None:
@@ -620,7 +631,7 @@ class DrawPipeline:
         other = [st for st in so_info.streams() if st] if so_info is not None else []
         out = geo.run_geometry(
             gs, prog.last_vertex_stage, verts.res, verts.pos, verts_in, prim_ids, tags, consts,
-            prog.gs_textures, other,
+            prog.gs_textures, other, prog.gs_memory,
         )  # fmt: skip
         self.yield_point()
         kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
@@ -708,7 +719,7 @@ class DrawPipeline:
         info = group[0].program.so_info
         if info is None or all(d.so is None for d in group):
             return None
-        self.sink.writing([r for d in group if d.so is not None for r in d.so.resources()])
+        self.sink.accessing([r for d in group if d.so is not None for r in d.so.resources()])
         prims = {
             st: so.StreamPrimitives(v, tags, outs, n)
             for st, (v, tags, outs, n) in streams.items()
@@ -959,6 +970,21 @@ def _regions(group: list[Draw], draw_of: np.ndarray) -> Any:
     table = np.array([d.region for d in group], np.int64)
     rows = table[draw_of]
     return rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+
+
+def _memory_resources(prog: VertexProgram) -> list:
+    """The resources a program's vertex-side stages load from or store to."""
+    out: list = []
+    tess = prog.tess
+    for mem in (
+        prog.vs_memory,
+        prog.gs_memory,
+        tess.tcs_memory if tess is not None else None,
+        tess.tes_memory if tess is not None else None,
+    ):
+        if mem is not None:
+            out += mem.resources
+    return out
 
 
 def _so_fields(so_counts: Any, k: int) -> dict:

@@ -92,6 +92,8 @@ class TessState:
     default_inner: tuple  # two
     tcs_textures: Any = None
     tes_textures: Any = None
+    tcs_memory: Any = None  # the stages' shader buffers and images (ExecEnv.memory)
+    tes_memory: Any = None
 
     @property
     def domain(self) -> int:
@@ -165,6 +167,7 @@ def run(
                 textures=state.tcs_textures,
                 vertices=vertices,
                 tcs=store,
+                memory=state.tcs_memory,
             )
         )
         ctrl_out = {
@@ -258,6 +261,7 @@ def run(
             },
             textures=state.tes_textures,
             vertices=vertices,
+            memory=state.tes_memory,
         )
     )
     return TessOutput(

@@ -117,12 +117,14 @@ def system_values(kernel: Any, vids: np.ndarray, iids: np.ndarray, per_draw: Any
 
 
 def run_vertex_shader(
-    vs: Any, inputs: list, n: int, consts: list, sysvals: dict, textures: Any
+    vs: Any, inputs: list, n: int, consts: list, sysvals: dict, textures: Any, memory: Any = None
 ) -> Any:
-    """One vertex kernel call over ``n`` lanes."""
-    return vs.kernel(
-        ExecEnv(n=n, inputs=inputs, consts=consts, system_values=sysvals, textures=textures)
+    """One vertex kernel call over ``n`` lanes (``memory``: its shader
+    buffers and images, or None)."""
+    env = ExecEnv(
+        n=n, inputs=inputs, consts=consts, system_values=sysvals, textures=textures, memory=memory
     )
+    return vs.kernel(env)
 
 
 def positions(kernel: Any, res: Any, n: int) -> np.ndarray:

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..draw.primitives import select_triangles
 from ..pipe.enums import QueryType
+from .memory import writes_memory
 
 _COUNTING = (
     QueryType.PRIMITIVES_GENERATED,
@@ -57,6 +58,7 @@ class FragmentBase:
         "dsa",
         "fs",
         "fs_inputs",
+        "memory",
         "sample_mask",
         "sample_opts",
         "stat_queries",
@@ -206,9 +208,10 @@ class Binner:
             return frag._state
         return self._state(frag, scene)
 
-    def writing(self, resources: list) -> None:
-        """A pass is about to write ``resources`` (stream output): rasterizer
-        work that reads them (the current scene, scenes in flight) goes first."""
+    def accessing(self, resources: list) -> None:
+        """A pass is about to write or read ``resources`` (stream output,
+        shader memory): rasterizer work that uses them (the current scene,
+        scenes in flight) goes first."""
         self.ctx._before_pipeline_write(resources)
 
     def count(self, queries: tuple, counts: Any) -> None:
@@ -280,6 +283,9 @@ class Binner:
         textures = frag.textures
         if textures is not None:
             scene.resources.update(textures.resources())
+        memory = frag.memory
+        if memory is not None:
+            scene.resources.update(memory.resources)
         blend = frag.blend
         origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
         center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
@@ -302,8 +308,10 @@ class Binner:
             fb_height=scene.height,
             counters=frag.counters,
             needs_quads=needs_quads(fs.shader),
-            passthrough=passthrough_slots(kern, fs_inputs),
-            texpass=texpass_info(kern, fs_inputs),
+            passthrough=None if memory is not None else passthrough_slots(kern, fs_inputs),
+            texpass=None if memory is not None else texpass_info(kern, fs_inputs),
+            memory=memory,
+            side_effects=memory is not None and writes_memory(fs.shader),
         )
         dsa = frag.dsa.state
         ms = st.msaa = sample_state(frag, scene)
@@ -314,19 +322,25 @@ class Binner:
             # fragments are dropped or changed after shading, or inputs taken
             # off the set-up planes: the general paths
             st.passthrough = st.texpass = None
-        st.early_z = bool(
-            scene.zsbuf is not None
-            and dsa.depth.enabled
-            and not dsa.stencil[0].enabled
-            and not dsa.alpha.enabled
-            and depth_out is None
-            and stencil_out is None
-            and not kern.uses_kill
-            and (
-                st.msaa is None
-                or not (st.msaa.alpha_to_coverage or st.msaa.mask_output is not None)
+        tests = scene.zsbuf is not None and (dsa.depth.enabled or dsa.stencil[0].enabled)
+        if fs.shader.get_property("FS_EARLY_DEPTH_STENCIL", 0) and tests:
+            # the program asks for the tests before it runs (GL's early_fragment_tests)
+            st.early_tests = st.early_z = True
+        else:
+            st.early_z = bool(
+                scene.zsbuf is not None
+                and dsa.depth.enabled
+                and not dsa.stencil[0].enabled
+                and not dsa.alpha.enabled
+                and depth_out is None
+                and stencil_out is None
+                and not kern.uses_kill
+                and not st.side_effects  # (every covered fragment runs the shader)
+                and (
+                    st.msaa is None
+                    or not (st.msaa.alpha_to_coverage or st.msaa.mask_output is not None)
+                )
             )
-        )
         if blend.uses_src1:
             st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
         return st

@@ -54,6 +54,7 @@ from ..pipe.checks import user_bytes as _user_bytes
 from ..pipe.enums import (
     PIPE_MAX_VIEWPORTS,
     PIPE_TIMEOUT_INFINITE,
+    Barrier,
     Bind,
     Clear,
     Format,
@@ -722,6 +723,8 @@ class NumpipeContext:
     def _apply_shader_buffers(self, stage: ShaderType, start: int, buffers: list) -> None:
         """Bind validated shader buffers (see checks.check_shader_buffers)."""
         _bind_slots(self._ssbos.setdefault(stage, {}), start, buffers)
+        if stage != ShaderType.COMPUTE:
+            self._invalidate(*(("fbase", "frag") if stage == ShaderType.FRAGMENT else ("program",)))
 
     def set_shader_images(self, shader: ShaderType, start: int, images: Sequence[Any]) -> None:
         self._check_alive()
@@ -730,6 +733,8 @@ class NumpipeContext:
     def _apply_shader_images(self, stage: ShaderType, start: int, images: list) -> None:
         """Bind validated image views (see checks.check_shader_images)."""
         _bind_slots(self._images.setdefault(stage, {}), start, images)
+        if stage != ShaderType.COMPUTE:
+            self._invalidate(*(("fbase", "frag") if stage == ShaderType.FRAGMENT else ("program",)))
 
     def set_constant_buffer(
         self, shader: ShaderType, index: int, cb: ConstantBuffer | None
@@ -1097,6 +1102,7 @@ class NumpipeContext:
             so_targets=self._so_targets,
             tcs=shaders[ShaderType.TESS_CTRL],
             tes=shaders[ShaderType.TESS_EVAL],
+            dsa=self._dsa.state,
         )
         self._apply_draw_vbo(info)
 
@@ -1272,16 +1278,26 @@ class NumpipeContext:
         gtex, gkey = (
             self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
+        from .memory import writes_memory
+
         tess = None
         tkey: tuple = ()
+        tcs = self._shaders[ShaderType.TESS_CTRL] if tes is not None else None
         if tes is not None:
             from ..draw.tess import TessState
 
-            tcs = self._shaders[ShaderType.TESS_CTRL]
             tctex, tckey = self._stage_textures(ShaderType.TESS_CTRL, resources, deps)
             tetex, tekey = self._stage_textures(ShaderType.TESS_EVAL, resources, deps)
-            tess = TessState(tcs, tes, *self._tess_levels, tctex, tetex)
-            tkey = (id(tcs), id(tes), self._tess_levels, tckey, tekey)
+            tcmem, tcmkey = self._stage_memory(ShaderType.TESS_CTRL, tcs, resources, deps)
+            temem, temkey = self._stage_memory(ShaderType.TESS_EVAL, tes, resources, deps)
+            tess = TessState(tcs, tes, *self._tess_levels, tctex, tetex, tcmem, temem)
+            tkey = (id(tcs), id(tes), self._tess_levels, tckey, tekey, tcmkey, temkey)
+        vmem, vmkey = self._stage_memory(ShaderType.VERTEX, vs, resources, deps)
+        gmem, gmkey = self._stage_memory(ShaderType.GEOMETRY, gs, resources, deps)
+        tkey += (vmkey, gmkey)
+        memory_writes = any(
+            cso is not None and writes_memory(cso.shader) for cso in (vs, gs, tcs, tes)
+        )
         # (by identity: CSOs compare by value, and the program keeps them alive)
         multisample = bool(rast.multisample) and _fb_samples(self._fb) > 1
         key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, tuple(link), sprite)
@@ -1308,6 +1324,9 @@ class NumpipeContext:
                 multisample=multisample,
                 so_info=last.so,
                 tess=tess,
+                vs_memory=vmem,
+                gs_memory=gmem,
+                memory_writes=memory_writes,
             )
         return prog
 
@@ -1344,14 +1363,34 @@ class NumpipeContext:
         return Binding(self._so_targets, tuple(storages))
 
     def _before_pipeline_write(self, resources: list) -> None:
-        """The draw pipeline is about to write ``resources`` (stream output):
-        rasterization that reads them goes first (see Binner.writing)."""
+        """The draw pipeline is about to write or read ``resources`` (stream
+        output, shader memory): rasterization that uses them goes first (see
+        Binner.accessing)."""
         scene = self._scene
         if scene is not None and any(r in scene.resources for r in resources):
             self._submit_scene()
         for r in resources:
             for f in r.pending_fences():
                 f.wait(None)
+
+    def _stage_memory(self, stage: ShaderType, cso: Any, resources: list, deps: list) -> tuple:
+        """(the stage's StageMemory or None, a key that identifies it): the
+        shader buffers and images bound to ``stage``, when its program
+        declares any."""
+        from .memory import StageMemory, declares_memory
+
+        if cso is None or not declares_memory(cso.shader):
+            return None, ()
+        buffers = dict(self._ssbos.get(stage, {}))
+        images = dict(self._images.get(stage, {}))
+        for res in [b.buffer for b in buffers.values()] + [v.resource for v in images.values()]:
+            resources.append(res)
+            deps.append((res, res.storage))
+        key = (
+            tuple((slot, id(b), id(b.buffer.storage)) for slot, b in sorted(buffers.items())),
+            tuple((slot, id(v), id(v.resource.storage)) for slot, v in sorted(images.items())),
+        )
+        return StageMemory.capture(buffers, images), key
 
     def _part_vbufs(self, resources: list, deps: list) -> dict:
         out = {}
@@ -1446,6 +1485,7 @@ class NumpipeContext:
         if ftex is None:
             ftex = self._make_part("ftex")
         textures, tkey = ftex
+        memory, mkey = self._stage_memory(ShaderType.FRAGMENT, fs, resources, deps)
         counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
         stat_queries = tuple(
             q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
@@ -1464,6 +1504,7 @@ class NumpipeContext:
             sample_opts,
             tuple(id(c) for c in counters),
             tuple(id(q) for q in stat_queries),
+            mkey,
         )
         base = self._frags.get(key)
         if base is None:
@@ -1485,6 +1526,7 @@ class NumpipeContext:
                 sample_opts=sample_opts,
                 counters=counters,
                 stat_queries=stat_queries,
+                memory=memory,
             )
         return base
 
@@ -1675,11 +1717,18 @@ class NumpipeContext:
         self._submit_scene()
 
     def memory_barrier(self, flags: int) -> None:
+        """Make shader stores before the barrier visible to what ``flags``
+        name after it.  Later shaders' loads (scenes run in order) and maps
+        (they wait for the scenes that use a resource) need the work submitted;
+        what the draw pipeline reads on this thread -- vertex, index, constant
+        and indirect buffers, stream output targets -- needs it done."""
         self._check_alive()
         self._apply_memory_barrier(checks.check_barrier_flags(flags))
 
     def _apply_memory_barrier(self, flags: int) -> None:
-        self._submit_scene()
+        fence = self._submit_scene()
+        if flags & _PIPELINE_READS:
+            fence.wait(None)
 
     def _uses_resource(self, resource: Resource) -> bool:
         return resource in self._queued or (
@@ -2248,6 +2297,14 @@ _TEXTURE_PART = {
     ShaderType.TESS_EVAL: ("program",),
 }
 _NO_TESS_CONSTS: tuple = ((), ())
+# barriers after which the draw pipeline (this thread) reads what shaders wrote
+_PIPELINE_READS = int(
+    Barrier.VERTEX_BUFFER
+    | Barrier.INDEX_BUFFER
+    | Barrier.CONSTANT_BUFFER
+    | Barrier.INDIRECT_BUFFER
+    | Barrier.STREAMOUT_BUFFER
+)
 _NO_CONSTS: tuple = ()
 
 

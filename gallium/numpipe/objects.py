@@ -135,6 +135,16 @@ class ShaderCSO(contract.ShaderCSO):
         return self.shader.get_property("GS_INPUT_PRIMITIVE")
 
     @cached_property
+    def memory_writes(self) -> bool:
+        from .memory import writes_memory
+
+        return writes_memory(self.shader)
+
+    @cached_property
+    def early_fragment_tests(self) -> bool:
+        return bool(self.shader.get_property("FS_EARLY_DEPTH_STENCIL", 0))
+
+    @cached_property
     def tess_output(self) -> str | None:
         if self.stage != ShaderType.TESS_EVAL:
             return None
@@ -167,10 +177,10 @@ def make_shader(
             arg, f"must be a {want} program for a {stage.name} shader", shader.processor
         )
     for d in shader.declarations:
-        if d.file in ("BUFFER", "IMAGE", "MEMORY"):
+        if d.file == "MEMORY":
             raise UnsupportedError(
-                f"{d.file} registers in {stage.name.lower()} shaders are not implemented by "
-                "numpipe yet (compute programs have BUFFER and MEMORY)"
+                f"MEMORY registers in {stage.name.lower()} shaders are not supported "
+                "(shared, private, input and global memory belong to compute programs)"
             )
     so = None
     if state is not None and stage in _SO_STAGES:

@@ -386,11 +386,10 @@ class NumpipeScreen:
             if cap == ShaderCap.PREFERRED_IR:
                 return int(ShaderIR.TGSI)
             return 0
-        if cap == ShaderCap.MAX_SHADER_BUFFERS:
-            # compute programs only: vertex and fragment shaders have no memory access yet
-            return SHADER_LIMITS.shader_buffers if stage == ShaderType.COMPUTE else 0
+        if cap == ShaderCap.MAX_SHADER_BUFFERS:  # (every stage: gallium/numpipe/memory.py)
+            return SHADER_LIMITS.shader_buffers
         if cap == ShaderCap.MAX_SHADER_IMAGES:
-            return SHADER_LIMITS.shader_images if stage == ShaderType.COMPUTE else 0
+            return SHADER_LIMITS.shader_images
         return _SHADER_CAPS.get(cap, 0)
 
     def get_compute_param(self, ir_type: ShaderIR | int, param: ComputeCap | int) -> Any:

@@ -1557,13 +1557,15 @@ def check_draw_state(
     so_targets: tuple = (),
     tcs: ShaderCSO | None = None,
     tes: ShaderCSO | None = None,
+    dsa: DepthStencilAlphaState | None = None,
 ) -> None:
     """A checked draw against the state bound for it (what any driver needs).
 
     With ``rasterizer_discard`` nothing reaches the fragment stage: stream
     output and queries need neither a fragment shader nor a framebuffer.
     ``so_targets`` are the bound stream output targets, ``tcs``/``tes`` the
-    bound tessellation shaders."""
+    bound tessellation shaders, ``dsa`` the bound depth/stencil/alpha state
+    (None: the default)."""
     if vs is None:
         raise bad_value("vertex shader", "must be bound (bind_vs_state) before draw_vbo")
     discard = rasterizer.rasterizer_discard
@@ -1571,6 +1573,17 @@ def check_draw_state(
         raise bad_value("fragment shader", "must be bound (bind_fs_state) before draw_vbo")
     if (fb.width <= 0 or fb.height <= 0) and not discard:
         raise bad_value("framebuffer", "must be set (width and height > 0) before draw_vbo")
+    if fs is not None and not discard and fs.memory_writes:
+        if _samples(fb) > 1:
+            raise UnsupportedError(
+                "fragment shader stores and atomics on a multisampled framebuffer are not "
+                f"implemented by {support.driver} yet"
+            )
+        if fs.early_fragment_tests and dsa is not None and dsa.alpha.enabled:
+            raise UnsupportedError(
+                "the alpha test with FS_EARLY_DEPTH_STENCIL on a fragment shader with stores "
+                f"is not implemented by {support.driver}"
+            )
     inputs = vs.inputs
     if inputs:
         if velems is None:
@@ -1624,6 +1637,14 @@ def check_draw_state(
             )
         if rasterizer.line_stipple_enable and not support.line_stipple:
             raise UnsupportedError(f"line stipple is not implemented by {support.driver} yet")
+
+
+def _samples(fb: FramebufferState) -> int:
+    """A framebuffer's sample count: its surfaces' (all the same), else ``samples``."""
+    for surf in [*fb.cbufs, fb.zsbuf]:
+        if surf is not None:
+            return max(1, surf.texture.nr_samples)
+    return max(1, fb.samples)
 
 
 MAX_PATCH_VERTICES = 32  # PIPE_CAP_MAX_PATCH_VERTICES... (GL_MAX_PATCH_VERTICES)

@@ -207,7 +207,9 @@ class ShaderCSO(CSO):
     ``"triangles"``), None for other stages; ``so``, the stream output info
     of a vertex, tessellation evaluation or geometry program made with a
     non-empty ``pipe_stream_output_info`` (in the driver's checked form),
-    else None.
+    else None; ``memory_writes``, whether the program stores to or runs
+    atomics on shader buffers or images; ``early_fragment_tests``, a
+    fragment program's ``FS_EARLY_DEPTH_STENCIL`` property.
     """
 
     stage: ShaderType

@@ -57,8 +57,8 @@ class ShaderLimits:
     const_buffers: int = 16  # MAX_CONST_BUFFERS
     samplers: int = 32  # MAX_TEXTURE_SAMPLERS
     sampler_views: int = 32  # MAX_SAMPLER_VIEWS
-    shader_buffers: int = 32  # MAX_SHADER_BUFFERS (compute programs)
-    shader_images: int = 32  # MAX_SHADER_IMAGES (compute programs)
+    shader_buffers: int = 32  # MAX_SHADER_BUFFERS (every stage)
+    shader_images: int = 32  # MAX_SHADER_IMAGES (every stage)
     immediates: int = 4096  # numpipe's (llvmpipe's LP_MAX_TGSI_IMMEDIATES)
     address_registers: int = 16  # numpipe's (llvmpipe's LP_MAX_TGSI_ADDRS)
     system_values: int = 64  # numpipe's: SV[0..63]

@@ -21,7 +21,7 @@ Suites (see each module's docstring):
 * ``primitive_mix``      -- points, lines and geometry shaders on several contexts, bit-exact
 * ``band_processes``     -- heavy scenes through band processes on several contexts, bit-exact
 * ``dense_stores``       -- full-screen pass-through passes into RGBA8/float targets, byte-exact
-* ``pipeline_mix``       -- stream output, tessellation and indirect draws on several contexts
+* ``pipeline_mix``       -- stream output, tessellation, indirect draws and shader stores
 """
 
 from __future__ import annotations

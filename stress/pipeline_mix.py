@@ -1,4 +1,4 @@
-"""Suite pipeline_mix: stream output, tessellation and indirect draws on several contexts.
+"""Suite pipeline_mix: stream output, tessellation, indirect draws, shader stores.
 
 Each *pipeline* thread owns a threaded (or, for one of them, direct) context on
 the shared screen and runs, over and over, one of:
@@ -16,7 +16,11 @@ the shared screen and runs, over and over, one of:
   positions the exact interpolation of the control points;
 * ``indirect``: draw commands written by a first draw's stream output, read
   by an indirect draw (after it, in order) whose captured VERTEXID,
-  INSTANCEID and DRAWID must be the commands'.
+  INSTANCEID and DRAWID must be the commands';
+* ``stores``: rectangles on pixel edges through a fragment shader that
+  counts its fragments with an atomic and stores its rectangle's number into
+  an image: the count must be their total area, the image the last
+  rectangle over each pixel.
 
 The contexts' passes and the scenes of two checked renderers (every frame
 bit-exact, see _renderer.py) share the screen's worker pool and driver
@@ -110,6 +114,28 @@ DCL TEMP[0]
 """
 
 
+# counts its fragments (ATOMUADD) and stores its rectangle's number (primitive id
+# / 2) + 1 at its pixel
+FS_STORES = """FRAG
+DCL IN[0], POSITION, LINEAR
+DCL IN[1].x, PRIM_ID, CONSTANT
+DCL OUT[0], COLOR
+DCL BUFFER[0]
+DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR
+DCL TEMP[0..1]
+IMM[0] UINT32 {0, 1, 0, 0}
+IMM[1] FLT32 {0.0, 1.0, 0.0, 1.0}
+  0: ATOMUADD TEMP[0].x, BUFFER[0], IMM[0].xxxx, IMM[0].yyyy
+  1: F2I TEMP[1].xy, IN[0].xyyy
+  2: USHR TEMP[0].x, IN[1].xxxx, IMM[0].yyyy
+  3: UADD TEMP[0].x, TEMP[0].xxxx, IMM[0].yyyy
+  4: STORE IMAGE[0], TEMP[1], TEMP[0].xxxx, 2D, PIPE_FORMAT_R32_UINT
+  5: MOV OUT[0], IMM[1]
+  6: END
+"""
+STORE_SIZE = 256  # the stores round's framebuffer and image (several bands), pixels a side
+
+
 def _so(*outputs: tuple[int, int]) -> pipe.StreamOutputInfo:
     """Four components of each (register, dword offset) into buffer 0."""
     return pipe.StreamOutputInfo(
@@ -129,7 +155,7 @@ class PipelineThread:
         self.screen = screen
         self.rng = np.random.default_rng(seed)
         self.threaded = threaded
-        self.rounds = {"capture": 0, "tessellate": 0, "indirect": 0}
+        self.rounds = {"capture": 0, "tessellate": 0, "indirect": 0, "stores": 0}
 
     def _buffer(self, nbytes: int, fill: int = 0):
         res = self.screen.resource_create(
@@ -182,8 +208,9 @@ class PipelineThread:
                 for sp in (FRACTIONAL_ODD, FRACTIONAL_EVEN, EQUAL)
                 for cw in (0, 1)
             }
+            self._stores_setup()
             while self.deadline.running():
-                what = self.rng.choice(["capture", "tessellate", "indirect"])
+                what = self.rng.choice(["capture", "tessellate", "indirect", "stores"])
                 getattr(self, "_" + what)()
                 self.rounds[what] += 1
                 self.report.add(iterations=1, frames=1)
@@ -326,6 +353,71 @@ class PipelineThread:
                     want.append([v, i, d, 0x3F800000])
         want = np.array(want, np.uint32).view(np.uint8).reshape(-1)
         self._compare(self._read(out)[: want.size], want, f"indirect draws {cmds.tolist()}")
+
+    # -- fragment shader stores ----------------------------------------------------
+
+    def _stores_setup(self) -> None:
+        ctx, n = self.ctx, STORE_SIZE
+        self.rt = self.screen.resource_create(
+            pipe.ResourceTemplate(
+                target=pipe.TextureTarget.TEXTURE_2D, format=pipe.Format.R8G8B8A8_UNORM,
+                width0=n, height0=n, bind=pipe.Bind.RENDER_TARGET,
+            )
+        )  # fmt: skip
+        self.image = self.screen.resource_create(
+            pipe.ResourceTemplate(
+                target=pipe.TextureTarget.TEXTURE_2D, format=pipe.Format.R32_UINT,
+                width0=n, height0=n, bind=pipe.Bind.SHADER_IMAGE,
+            )
+        )  # fmt: skip
+        surf = ctx.create_surface(self.rt, pipe.SurfaceTemplate(format=self.rt.format))
+        ctx.set_framebuffer_state(pipe.FramebufferState(width=n, height=n, cbufs=[surf]))
+        ctx.set_viewport_states(
+            0, [pipe.ViewportState(scale=(n / 2, n / 2, 0.5), translate=(n / 2, n / 2, 0.5))]
+        )
+        self.fs_stores = ctx.create_fs_state(pipe.ShaderState(tokens=FS_STORES))
+        self.drawing = ctx.create_rasterizer_state(pipe.RasterizerState())
+
+    def _stores(self) -> None:
+        """Rectangles on pixel edges (two triangles each): the fragment
+        shader's counter must end at their total area, the image hold the
+        last rectangle drawn over each pixel."""
+        ctx, rng, n = self.ctx, self.rng, STORE_SIZE
+        ctx.bind_tcs_state(None)
+        ctx.bind_tes_state(None)
+        ctx.bind_vs_state(self.vs_copy)
+        ctx.bind_fs_state(self.fs_stores)
+        ctx.bind_rasterizer_state(self.drawing)
+        counter = self._buffer(4)
+        ctx.texture_subdata(
+            self.image, 0, pipe.Transfer.WRITE, pipe.Box(0, 0, 0, n, n, 1), bytes(4 * n * n)
+        )
+        ctx.set_shader_buffers(pipe.ShaderType.FRAGMENT, 0, [pipe.ShaderBuffer(counter, 0, 4)])
+        view = pipe.ImageView(self.image, pipe.Format.R32_UINT, 3, 0, 0, 0)
+        ctx.set_shader_images(pipe.ShaderType.FRAGMENT, 0, [view])
+        rects = int(rng.integers(1, 12))
+        verts, want, area = [], np.zeros((n, n), np.uint32), 0
+        for r in range(rects):
+            x0, x1 = sorted(rng.choice(n + 1, 2, replace=False).tolist())
+            y0, y1 = sorted(rng.choice(n + 1, 2, replace=False).tolist())
+            c = [
+                (x * 2 / n - 1, y * 2 / n - 1) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+            ]
+            for k in (0, 1, 2, 0, 2, 3):
+                verts.append([*c[k], 0, 1])
+            want[y0:y1, x0:x1] = r + 1
+            area += (x1 - x0) * (y1 - y0)
+        tri = np.array(verts, np.float32)
+        ctx.set_vertex_buffers(0, [pipe.VertexBuffer(16, 0, tri)])
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, count=tri.shape[0]))
+        ctx.bind_rasterizer_state(self.discard)
+        count = int(self._read(counter).view(np.uint32)[0])
+        if count != area:
+            self._fail(f"fragment counter {count} != covered area {area}")
+        data, xfer = ctx.transfer_map(self.image, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, n, n, 1))
+        got = np.array(data[0]).view(np.uint32).reshape(n, n)
+        ctx.transfer_unmap(xfer)
+        self._compare(got.view(np.uint8), want.view(np.uint8), f"{rects} rectangles' ids")
 
     def _compare(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
         if not np.array_equal(got, want):

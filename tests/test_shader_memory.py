@@ -444,3 +444,55 @@ def test_what_fragment_stores_cannot_do_raises_at_the_call(threaded, case):
         assert not _read(ctx, ssbo).any()
     finally:
         ctx.destroy()
+
+
+FS_COUNT_ONLY = """FRAG
+DCL OUT[0], COLOR
+DCL BUFFER[0]
+DCL TEMP[0]
+IMM[0] UINT32 {0, 1, 0, 0}
+IMM[1] FLT32 {0.0, 1.0, 0.0, 1.0}
+  0: ATOMUADD TEMP[0].x, BUFFER[0], IMM[0].xxxx, IMM[0].yyyy
+  1: MOV OUT[0], IMM[1]
+  2: END
+"""
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["direct", "threaded"])
+def test_an_atomic_counter_across_bands_on_two_workers(threaded):
+    """Bands of one scene run on two workers at once: their atomics on one
+    counter never lose an update (every covered pixel of a 256x256 frame)."""
+    screen = get_screen(2)
+    ctx = screen.context_create(threaded=threaded)
+    n = 256
+    rt = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=pipe.TextureTarget.TEXTURE_2D, format=pipe.Format.R8G8B8A8_UNORM,
+            width0=n, height0=n, bind=pipe.Bind.RENDER_TARGET,
+        )
+    )  # fmt: skip
+    ctx.set_framebuffer_state(
+        pipe.FramebufferState(
+            width=n,
+            height=n,
+            cbufs=[ctx.create_surface(rt, pipe.SurfaceTemplate(format=rt.format))],
+        )
+    )
+    ctx.set_viewport_states(
+        0, [pipe.ViewportState(scale=(n / 2, n / 2, 0.5), translate=(n / 2, n / 2, 0.5))]
+    )
+    ctx.bind_vertex_elements_state(
+        ctx.create_vertex_elements_state(
+            [pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT)]
+        )
+    )
+    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=VS_PASS)))
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_COUNT_ONLY)))
+    counter = _buffer(screen, ctx, 4)
+    ctx.set_shader_buffers(pipe.ShaderType.FRAGMENT, 0, [pipe.ShaderBuffer(counter, 0, 4)])
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(16, 0, FULL)])
+    for _ in range(3):
+        ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, count=3))
+    count = int(_read(ctx, counter).view("<u4")[0])
+    ctx.destroy()
+    assert count == 3 * n * n

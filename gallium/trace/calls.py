@@ -92,6 +92,7 @@ CONTEXT_METHODS: dict[str, str] = {
     "texture_subdata": EXEC,
     "begin_query": EXEC,
     "end_query": EXEC,
+    "get_query_result_resource": EXEC,
     "texture_barrier": EXEC,
     "memory_barrier": EXEC,
     "flush_resource": EXEC,

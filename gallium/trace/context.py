@@ -485,6 +485,13 @@ class TraceContext:
         self._tr.renders = True
         self._record("blit", ((info),))
 
+    def get_query_result_resource(self, query, wait, result_type, index, resource, offset):
+        self._touch(resource, True)
+        self._pipe.get_query_result_resource(query, wait, result_type, index, resource, offset)
+        self._record(
+            "get_query_result_resource", (query, wait, result_type, index, resource, offset)
+        )
+
     def launch_grid(self, info):
         tr = self._tr
         if self._grid_seg != tr.segment:

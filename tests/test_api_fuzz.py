@@ -514,6 +514,12 @@ CALLS.update(
             st.sampled_from(["begin_query", "end_query", "destroy_query"]),
             st.one_of(thing, R("dead_query")),
         ),
+        "set_global_binding": st.tuples(
+            small,
+            small,
+            st.one_of(junk, st.lists(thing, max_size=2)),
+            st.one_of(junk, st.lists(junk, max_size=2)),
+        ).map(lambda a: ("set_global_binding", *a)),
         "get_query_result_resource": st.tuples(
             st.one_of(thing, R("dead_query")), junk, small, small, thing, size
         ).map(lambda a: ("get_query_result_resource", *a)),

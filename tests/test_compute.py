@@ -634,8 +634,8 @@ def test_program_errors(ctx):
         ctx.create_compute_state(pipe.ComputeState(prog=SHARED))
     with pytest.raises(PipeValueError, match=r"state.req_local_mem"):
         ctx.create_compute_state(pipe.ComputeState(prog=SHARED, req_local_mem=1 << 20))
-    with pytest.raises(UnsupportedError, match="GLOBAL memory"):
-        ctx.create_compute_state(pipe.ComputeState(prog="COMP\nDCL MEMORY[0]\n  0: END\n"))
+    # (MEMORY[0] with no type is GLOBAL memory: tests/test_global_memory.py)
+    ctx.create_compute_state(pipe.ComputeState(prog="COMP\nDCL MEMORY[0]\n  0: END\n"))
     with pytest.raises(PipeValueError, match="INSTANCEID"):
         ctx.create_compute_state(pipe.ComputeState(prog="COMP\nDCL SV[0], INSTANCEID\n  0: END\n"))
     writes_input = "COMP\nDCL MEMORY[0], INPUT\nIMM[0] UINT32 {0, 0, 0, 0}\n" + (

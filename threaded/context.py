@@ -224,6 +224,7 @@ class ThreadedContext:
         self._ssbos: dict[tuple[int, int], tuple[Resource, int, int]] = {}
         self._image_views: dict[tuple[int, int], tuple[Resource, int, int | None]] = {}
         self._so_targets: tuple = ()  # the bound stream output targets (draws write them)
+        self._globals: dict[int, Resource] = {}  # set_global_binding's buffers (grids write them)
         # (query, end serial) ended with no flush recorded after yet
         self._unflushed_queries: list[tuple[Any, int]] = []
         # guards each query's tc_serial / tc_flushed pair; held only for a few
@@ -433,6 +434,10 @@ class ThreadedContext:
                 use(res)
                 if end is not None:
                     res.mark_valid(start, end)
+            if kind == "compute":
+                for res in self._globals.values():  # (a grid may write anywhere in them)
+                    use(res)
+                    res.mark_valid(0, res.width0)
         if kind == "draw" or kind == "clear":
             fb = self._bound["fb"]
             for s in fb.cbufs:
@@ -768,6 +773,22 @@ class ThreadedContext:
         targets, offsets = checks.check_stream_output_targets(targets, offsets, self.support)
         self._so_targets = targets  # (draws write their buffers: _use_bindings)
         self._record_call("set_stream_output_targets", (targets, offsets))
+
+    def set_global_binding(self, first, count, resources, handles):
+        """Synchronous, as Mesa's tc_set_global_binding: the handles hold the
+        buffers' addresses when it returns (the caller puts them in the
+        grid's input at once)."""
+        args = checks.check_global_binding(first, count, resources, handles, self.support)
+        first, count, bound = args[0], args[1], args[2]
+        with self._lock:
+            self._sync_locked("set_global_binding")
+            self.pipe._apply_global_binding(*args)
+        for i in range(count):
+            res = None if bound is None else bound[i]
+            if res is None:
+                self._globals.pop(first + i, None)
+            else:
+                self._globals[first + i] = res
 
     def set_framebuffer_state(self, state):
         snap = checks.check_framebuffer_state(state, self.support)

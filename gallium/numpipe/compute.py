@@ -14,7 +14,12 @@ memory (``CALL_MEMORY``), but always at least one block, so
 * SHARED memory (``req_local_mem`` bytes per block) is one zeroed byte array
   per call, each block addressing its own region; PRIVATE memory
   (``req_private_mem`` bytes per invocation) likewise per lane; INPUT memory
-  is ``GridInfo.input`` (read-only);
+  is ``GridInfo.input`` (read-only); GLOBAL memory is the buffers of
+  ``set_global_binding``: buffer k answers the 32-bit addresses from
+  :func:`global_base` (k) on, a 64 MiB window each (address 0 and the
+  windows of unbound slots hold nothing: loads read zero, stores and
+  atomics are dropped), and the program finds the addresses where the
+  application put the handles, in its INPUT memory;
 * BUFFER[i] is the shader buffer bound at slot i of the compute stage (an
   unbound slot is a buffer of size 0: loads read zero, stores are dropped);
   the memory rules are those of :mod:`gallium.tgsi.memory_api` (lane order,
@@ -137,8 +142,9 @@ class ComputeCSO(contract.ComputeCSO):
     private_size: int  # req_private_mem
     input_size: int  # req_input_mem
     fixed_block: tuple[int, int, int] | None  # CS_FIXED_BLOCK_* when declared
-    memory_types: dict[int, str]  # MEMORY[i] -> "SHARED" | "PRIVATE" | "INPUT"
-    global_atomics: bool  # an ATOM* on a BUFFER or IMAGE: the grid runs on one worker
+    memory_types: dict[int, str]  # MEMORY[i] -> "GLOBAL" | "SHARED" | "PRIVATE" | "INPUT"
+    # an ATOM* on a BUFFER, IMAGE or GLOBAL memory: the grid's calls run in order
+    global_atomics: bool
     lanes: int  # invocations per kernel call at most (COMPUTE_LANES[_SHORT])
     id: int = field(default_factory=lambda: next(_ids))
 
@@ -188,10 +194,10 @@ def make_compute(state: Any) -> ComputeCSO:
             )
         if d.file == "MEMORY":
             kind = d.mem_type or "GLOBAL"
-            if kind == "GLOBAL":
-                raise UnsupportedError(
-                    "GLOBAL memory (set_global_binding) is not implemented by numpipe yet"
-                )
+            if kind == "GLOBAL":  # (the buffers of set_global_binding, by address)
+                for i in range(d.first, d.last + 1):
+                    memory_types[i] = kind
+                continue
             need = {"SHARED": ("req_local_mem", local), "PRIVATE": ("req_private_mem", private)}
             need["INPUT"] = ("req_input_mem", inp)
             name, size = need[kind]
@@ -210,7 +216,10 @@ def make_compute(state: Any) -> ComputeCSO:
         if file is None:
             continue
         reg = inst.dst[0].reg if inst.opcode == "STORE" else inst.src[0].reg
-        if inst.opcode.startswith("ATOM") and file in ("BUFFER", "IMAGE"):
+        if inst.opcode.startswith("ATOM") and (
+            file in ("BUFFER", "IMAGE")
+            or (file == "MEMORY" and memory_types.get(reg.index, "GLOBAL") == "GLOBAL")
+        ):
             global_atomics = True
         if file == "MEMORY" and reg.indirect is not None:
             raise UnsupportedError(
@@ -281,10 +290,12 @@ class ComputeMemory:
         input_bytes: np.ndarray,
         n: int,
         threads: int,
+        globals_: dict[int, np.ndarray] | None = None,
     ) -> None:
         self.cso = cso
         self.buffers = buffers
         self.images = images
+        self.globals = globals_ or {}
         self.input = input_bytes
         self.n = n
         self.threads = threads
@@ -326,6 +337,8 @@ class ComputeMemory:
                 raise ShaderRuntimeError(f"MEMORY[{unit}] is used but not declared")
             if kind == "INPUT" and req.op in ("store", "atomic"):
                 raise ShaderRuntimeError(f"MEMORY[{unit}] is INPUT memory (read-only)")
+            if kind == "GLOBAL":
+                return self._global(req, mask)
             buf, base, size = self._region(kind)
         elif req.file == "IMAGE":
             image = self.images.get(unit)
@@ -354,6 +367,34 @@ class ComputeMemory:
             old = atomic_words(buf, off, mask, req, base, size)
             return [old, old, old, old]
         raise UnsupportedError(f"memory op {req.op}")
+
+    def _global(self, req: MemoryRequest, mask: np.ndarray) -> list[Any] | None:
+        """A GLOBAL access: each lane's address names a bound buffer's window
+        (:func:`global_base`) and a byte in it; an address in no bound
+        buffer's window, or past its end, loads zero and stores nothing."""
+        n = req.n
+        if req.op == "size":
+            return [U32(0)] * 4
+        addr = self._address(req.offset).off
+        slot = (addr >> GLOBAL_SHIFT) - 1
+        off = addr & (GLOBAL_WINDOW - 1)
+        out: list[Any] | None = None if req.op == "store" else [np.zeros(n, U32)] * 4
+        for s in np.unique(slot[mask]).tolist():
+            buf = self.globals.get(s)
+            if buf is None:
+                continue
+            sel = mask & (slot == s)
+            if req.op == "store":
+                store_words(buf, off, sel, req.writemask, req.values or [])
+                continue
+            if req.op == "load":
+                part = load_words(buf, off, sel, req.writemask)
+            elif req.op == "atomic":
+                part = [atomic_words(buf, off, sel, req)] * 4
+            else:
+                raise UnsupportedError(f"memory op {req.op}")
+            out = [np.where(sel, p, o) for p, o in zip(part, out)]  # type: ignore[arg-type]
+        return out
 
     def _address(self, offset: Any) -> _Address:
         hit = self._addresses.get(id(offset))
@@ -569,8 +610,10 @@ class ComputeJob:
         input_bytes: np.ndarray | None,
         label: str = "",
         images: dict[int, ImageUnit] | None = None,
+        globals_: dict[int, np.ndarray] | None = None,
     ) -> None:
         self.cso = cso
+        self.globals = globals_ or {}
         self.block = block
         self.grid = grid
         self.buffers = buffers
@@ -628,7 +671,9 @@ class ComputeJob:
             "BLOCK_SIZE": [U32(v) for v in self.block] + [U32(0)],
             "GRID_SIZE": [U32(v) for v in self.grid] + [U32(0)],
         }
-        memory = ComputeMemory(self.cso, self.buffers, self.images, self.input, n, threads)
+        memory = ComputeMemory(
+            self.cso, self.buffers, self.images, self.input, n, threads, self.globals
+        )
         env = ExecEnv(
             n=n, consts=self.consts, system_values=svs, textures=self.textures, memory=memory
         )
@@ -651,6 +696,23 @@ def buffer_views(bindings: dict[int, ShaderBuffer]) -> dict[int, np.ndarray]:
         store = b.buffer.storage
         out[slot] = store[b.buffer_offset : b.buffer_offset + b.buffer_size]
     return out
+
+
+# GLOBAL memory: buffer k of set_global_binding occupies the 32-bit addresses
+# [global_base(k), global_base(k) + GLOBAL_WINDOW) (address 0 is in none)
+GLOBAL_SHIFT = 26
+GLOBAL_WINDOW = 1 << GLOBAL_SHIFT  # 64 MiB: the largest buffer that can be bound
+MAX_GLOBAL_BUFFERS = 32  # binding slots (PIPE_COMPUTE_CAP_MAX_GLOBAL_SIZE: 32 windows)
+
+
+def global_base(slot: int) -> int:
+    """The GLOBAL address of byte 0 of the buffer bound at ``slot``."""
+    return (slot + 1) << GLOBAL_SHIFT
+
+
+def global_views(bindings: dict[int, Any]) -> dict[int, np.ndarray]:
+    """The buffers bound for GLOBAL memory as byte views of their current storage."""
+    return {slot: res.storage[: res.width0] for slot, res in bindings.items()}
 
 
 def image_units(bindings: dict[int, ImageView]) -> dict[int, ImageUnit]:

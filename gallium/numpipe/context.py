@@ -216,6 +216,7 @@ class NumpipeContext:
         self._stipple: PolyStipple | None = None
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
         self._so_targets: tuple = ()  # bound stream output targets
+        self._globals: dict[int, Resource] = {}  # set_global_binding's buffers by slot
         self._tess_levels: tuple = ((1.0,) * 4, (1.0,) * 2)  # set_tess_state's defaults
         # scenes
         self._scene: Scene | None = None
@@ -473,9 +474,32 @@ class NumpipeContext:
         checks.check_launch(grid, self._compute)
         self._apply_launch_grid(grid)
 
+    def set_global_binding(
+        self, first: int, count: int, resources: Sequence[Any] | None, handles: Any
+    ) -> None:
+        """Map buffers into compute programs' GLOBAL memory: slot k's buffer
+        occupies the 32-bit addresses from ``compute.global_base(k)``, which
+        is added to ``handles[i][0]`` (the offset the caller put there)."""
+        self._check_alive()
+        self._apply_global_binding(
+            *checks.check_global_binding(first, count, resources, handles, self.support)
+        )
+
+    def _apply_global_binding(self, first: int, count: int, resources: Any, handles: Any) -> None:
+        from .compute import global_base
+
+        for i in range(count):
+            res = None if resources is None else resources[i]
+            if res is None:
+                self._globals.pop(first + i, None)
+                continue
+            self._globals[first + i] = res
+            h = handles[i]
+            h[0] = (global_base(first + i) + int(h[0])) & 0xFFFFFFFF
+
     def _apply_launch_grid(self, grid: Any) -> None:
         """Run a checked grid (a :class:`gallium.pipe.checks.Grid`)."""
-        from .compute import ComputeJob, buffer_views, image_units, indirect_grid
+        from .compute import ComputeJob, buffer_views, global_views, image_units, indirect_grid
 
         cso = self._compute
         # the grid runs after everything recorded before it, and later calls see its results
@@ -506,6 +530,7 @@ class NumpipeContext:
             grid.input,
             label=f"grid {seq}",
             images=image_units(self._images.get(ShaderType.COMPUTE, {})),
+            globals_=global_views(self._globals),
         )
         prev = self._last_fence
         self._last_fence = job.fence

@@ -323,6 +323,9 @@ _UNCAPPED = {
     "two_sided_lighting": False,
     "buffer_surfaces": False,
     "max_draw_vertices": MAX_DRAW_VERTICES,
+    # GLOBAL memory (gallium/numpipe/compute.py): 32 windows of 64 MiB
+    "max_global_buffers": 32,
+    "max_global_buffer_bytes": 1 << 26,
 }
 
 # Resources at least this big live in shared blocks when the screen has band
@@ -397,13 +400,13 @@ class NumpipeScreen:
 
         cap = _enum_arg("param", ComputeCap, param, "a pipe.ComputeCap (PIPE_COMPUTE_CAP_*)")
         values: dict[ComputeCap, Any] = {
-            ComputeCap.ADDRESS_BITS: 64,
+            ComputeCap.ADDRESS_BITS: 32,  # (GLOBAL addresses: compute.global_base)
             ComputeCap.IR_TARGET: "numpipe-tgsi",
             ComputeCap.GRID_DIMENSION: 3,
             ComputeCap.MAX_GRID_SIZE: list(cs.MAX_GRID_SIZE),
             ComputeCap.MAX_BLOCK_SIZE: list(cs.MAX_BLOCK_SIZE),
             ComputeCap.MAX_THREADS_PER_BLOCK: cs.MAX_THREADS_PER_BLOCK,
-            ComputeCap.MAX_GLOBAL_SIZE: 0,  # no set_global_binding
+            ComputeCap.MAX_GLOBAL_SIZE: cs.MAX_GLOBAL_BUFFERS * cs.GLOBAL_WINDOW,
             ComputeCap.MAX_LOCAL_SIZE: cs.MAX_LOCAL_SIZE,
             ComputeCap.MAX_PRIVATE_SIZE: cs.MAX_PRIVATE_SIZE,
             ComputeCap.MAX_INPUT_SIZE: cs.MAX_INPUT_SIZE,

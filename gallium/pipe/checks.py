@@ -1324,6 +1324,57 @@ def check_stream_output_targets(targets: Any, offsets: Any, support: Support) ->
     return targets, tuple(out)
 
 
+def check_global_binding(
+    first: Any, count: Any, resources: Any, handles: Any, support: Support
+) -> tuple:
+    """set_global_binding: (first, count, buffers or None, handles or None).
+
+    ``resources`` None unbinds slots ``first`` to ``first + count - 1``;
+    otherwise it holds at least ``count`` buffers (None unbinds that slot)
+    and ``handles`` as many 1-D writable uint32 numpy arrays (``uint32_t *``):
+    the driver adds each buffer's GLOBAL address to ``handle[0]``."""
+    if not support.max_global_buffers:
+        raise UnsupportedError(f"GLOBAL memory is not implemented by {support.driver}")
+    limit = support.max_global_buffers
+    first = check_int("first", first, 0, limit)
+    count = check_int("count", count, 0, limit - first)
+    if resources is None:
+        if handles is not None:
+            raise bad_value("handles", "must be None when resources is None", handles)
+        return first, count, None, None
+    resources = check_sequence("resources", resources)
+    handles = check_sequence("handles", handles)
+    if len(resources) < count or len(handles) < count:
+        raise bad_value(
+            "resources/handles", f"must hold at least count ({count}) entries",
+            (len(resources), len(handles)),
+        )  # fmt: skip
+    out_res, out_handles = [], []
+    for i in range(count):
+        res, h = resources[i], handles[i]
+        if res is None:
+            out_res.append(None)
+            out_handles.append(None)
+            continue
+        res = check_resource(f"resources[{i}]", res, "buffer")
+        if res.width0 > support.max_global_buffer_bytes:
+            raise UnsupportedError(
+                f"resources[{i}]: {support.driver} maps buffers of at most "
+                f"{support.max_global_buffer_bytes} bytes into GLOBAL memory ({res.width0})"
+            )
+        if not (
+            isinstance(h, np.ndarray)
+            and h.dtype == np.uint32
+            and h.ndim == 1
+            and h.size >= 1
+            and h.flags.writeable
+        ):
+            raise bad_type(f"handles[{i}]", "a writable 1-D numpy uint32 array (uint32_t *)", h)
+        out_res.append(res)
+        out_handles.append(h)
+    return first, count, tuple(out_res), tuple(out_handles)
+
+
 # ----------------------------------------------------------------------------
 # Drawing, clearing, compute
 # ----------------------------------------------------------------------------

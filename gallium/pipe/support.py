@@ -51,6 +51,8 @@ class Support:
     two_sided_lighting: bool = True
     buffer_surfaces: bool = True
     max_draw_vertices: int = 0  # count x instance_count of one draw at most (0: no limit)
+    max_global_buffers: int = 0  # set_global_binding slots (0: no GLOBAL memory)
+    max_global_buffer_bytes: int = 0  # the largest buffer set_global_binding maps
 
     @classmethod
     def from_screen(cls, screen: Any, **uncapped: bool) -> Support:

@@ -72,6 +72,7 @@ CONTEXT_METHODS: dict[str, str] = {
     "set_shader_buffers": STATE,
     "set_shader_images": STATE,
     "set_stream_output_targets": STATE,
+    "set_global_binding": STATE,
     "set_framebuffer_state": STATE,
     "set_vertex_buffers": STATE,
     "set_constant_buffer": STATE,

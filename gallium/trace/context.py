@@ -354,6 +354,16 @@ class TraceContext:
         self._draw_seg = -1
         self._record("set_stream_output_targets", (list(targets), (list(offsets))))
 
+    def set_global_binding(self, first, count, resources, handles):
+        self._pipe.set_global_binding(first, count, resources, handles)
+        for i in range(count):
+            res = None if resources is None else resources[i]
+            self._bind(("global", first + i), res, True, True)
+        # (the handles as the driver left them: a replay writes its own copies)
+        res = None if resources is None else list(resources[:count])
+        hs = None if handles is None else [None if h is None else h.copy() for h in handles[:count]]
+        self._record("set_global_binding", (first, count, res, hs))
+
     def render_condition(self, query, condition=False, mode=0):
         self._pipe.render_condition(query, condition, mode)
         self._render_cond = query is not None

@@ -61,6 +61,48 @@ SO_INFO = pipe.StreamOutputInfo(
     ],
 )
 SO_BYTES = 1536  # each stream output buffer (draws overflow it now and then)
+# tessellation: each patch's levels from its PRIM_ID (or set_tess_state's,
+# without the control shader), the evaluation shader's triangles interpolate
+# POSITION and GENERIC[0] (fractional even spacing)
+TCS_PASS = """TESS_CTRL
+PROPERTY TCS_VERTICES_OUT 3
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL OUT[][0], POSITION
+DCL OUT[][1], GENERIC[0]
+DCL OUT[2], TESSOUTER
+DCL OUT[3], TESSINNER
+DCL SV[0], INVOCATIONID
+DCL SV[1], PRIM_ID
+DCL ADDR[0]
+DCL TEMP[0]
+IMM[0] FLT32 {1.0, 2.0, 3.0, 2.5}
+IMM[1] FLT32 {0.75, 0.0, 0.0, 0.0}
+  0: UARL ADDR[0].x, SV[0].xxxx
+  1: MOV OUT[ADDR[0].x][0], IN[ADDR[0].x][0]
+  2: MOV OUT[ADDR[0].x][1], IN[ADDR[0].x][1]
+  3: U2F TEMP[0].x, SV[1].xxxx
+  4: MAD OUT[2], TEMP[0].xxxx, IMM[1].xxxx, IMM[0]
+  5: MAD OUT[3], TEMP[0].xxxx, IMM[1].xxxx, IMM[0].wwww
+  6: END
+"""
+TES_TRI = """TESS_EVAL
+PROPERTY TES_PRIM_MODE 4
+PROPERTY TES_SPACING 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL SV[0], TESSCOORD
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL TEMP[0..1]
+  0: MUL TEMP[0], SV[0].xxxx, IN[0][0]
+  1: MAD TEMP[0], SV[0].yyyy, IN[1][0], TEMP[0]
+  2: MAD OUT[0], SV[0].zzzz, IN[2][0], TEMP[0]
+  3: MUL TEMP[1], SV[0].xxxx, IN[0][1]
+  4: MAD TEMP[1], SV[0].yyyy, IN[1][1], TEMP[1]
+  5: MAD OUT[1], SV[0].zzzz, IN[2][1], TEMP[1]
+  6: END
+"""
 FS_PASS = """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL OUT[0], COLOR
@@ -178,6 +220,7 @@ _op = st.one_of(
     _draw,
     st.tuples(st.just("vs"), st.integers(0, 2)),
     st.tuples(st.just("so"), st.sampled_from(["begin", "append", "off"])),
+    st.tuples(st.just("tess"), st.sampled_from(["off", "tes", "tcs"])),
     st.tuples(st.just("draw_auto"), st.sampled_from(MODES), st.integers(1, 2)),
     st.tuples(st.just("vconst"), st.lists(_f, min_size=8, max_size=8), st.booleans()),
     st.tuples(st.just("fs"), st.integers(0, len(FRAGMENT_SHADERS) - 1)),
@@ -246,6 +289,10 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
         vss = [ctx.create_vs_state(pipe.ShaderState(tokens=t)) for t in (VS_CONST, VS_PLAIN)]
         vss.append(ctx.create_vs_state(pipe.ShaderState(tokens=VS_CONST, stream_output=SO_INFO)))
         fss = [ctx.create_fs_state(pipe.ShaderState(tokens=t)) for t in FRAGMENT_SHADERS]
+        tcs = ctx.create_tcs_state(pipe.ShaderState(tokens=TCS_PASS))
+        tes = ctx.create_tes_state(pipe.ShaderState(tokens=TES_TRI))
+        ctx.set_tess_state((2.0, 1.5, 3.0, 1.0), (2.0, 1.0))
+        tessellating = False
         blends = [ctx.create_blend_state(pipe.BlendState(rt=[b])) for b in BLENDS]
         dsas = [ctx.create_depth_stencil_alpha_state(d) for d in DSAS]
         rasts = [ctx.create_rasterizer_state(r) for r in RASTERIZERS]
@@ -314,6 +361,8 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
             if kind == "draw":
                 _, mode, start, count, isize, ninst, bias, user = op
                 info = pipe.DrawInfo(mode=mode, start=start, count=count, instance_count=ninst)
+                if tessellating:
+                    info.mode, info.vertices_per_patch = pipe.Prim.PATCHES, 3
                 if isize:
                     info.index_size = isize
                     info.index = indices[isize] if user else ibufs[isize]
@@ -328,8 +377,14 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
                     ctx.set_stream_output_targets(so_targets, [0 if op[1] == "begin" else -1] * 2)
             elif kind == "draw_auto":
                 info = pipe.DrawInfo(mode=op[1], instance_count=op[2])
+                if tessellating:
+                    info.mode, info.vertices_per_patch = pipe.Prim.PATCHES, 3
                 info.count_from_stream_output = so_targets[0]
                 ctx.draw_vbo(info)
+            elif kind == "tess":
+                tessellating = op[1] != "off"
+                ctx.bind_tcs_state(tcs if op[1] == "tcs" else None)
+                ctx.bind_tes_state(tes if tessellating else None)
             elif kind == "vconst":
                 data = np.float32(op[1])
                 if op[2]:  # through a buffer resource, written in place

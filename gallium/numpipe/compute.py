@@ -218,7 +218,7 @@ def make_compute(state: Any) -> ComputeCSO:
         reg = inst.dst[0].reg if inst.opcode == "STORE" else inst.src[0].reg
         if inst.opcode.startswith("ATOM") and (
             file in ("BUFFER", "IMAGE")
-            or (file == "MEMORY" and memory_types.get(reg.index, "GLOBAL") == "GLOBAL")
+            or (file == "MEMORY" and memory_types.get(reg.index) == "GLOBAL")
         ):
             global_atomics = True
         if file == "MEMORY" and reg.indirect is not None:

@@ -63,7 +63,7 @@ def box(x0, x1, y0, y1):
 
 
 def test_squares_at_pixel_centres_and_between(ctx, screen):
-    rt = setup(screen, ctx)
+    rt = setup(screen, ctx, point_quad_rasterization=True)
     # odd sizes centred on a pixel centre cover size x size pixels around it
     assert np.array_equal(draw(ctx, rt, [point(10.5, 7.5, 3.0)]), box(9, 12, 6, 9))
     assert np.array_equal(draw(ctx, rt, [point(10.5, 7.5, 1.0)]), box(10, 11, 7, 8))
@@ -73,6 +73,21 @@ def test_squares_at_pixel_centres_and_between(ctx, screen):
     # top ones (bottom_edge_rule 0: rows counted down) take them, the others not
     assert np.array_equal(draw(ctx, rt, [point(10.5, 7.5, 2.0)]), box(9, 11, 6, 8))
     # below one pixel: still one pixel (llvmpipe's minimum width)
+    assert np.array_equal(draw(ctx, rt, [point(20.5, 3.5, 0.25)]), box(20, 21, 3, 4))
+
+
+def test_legacy_points_without_quad_rasterization(ctx, screen):
+    """point_quad_rasterization off: GL's legacy rule as llvmpipe draws it
+    (lp_setup_point.c legacy_points): whole pixels around the pixel the
+    centre falls in (odd widths) or the corner nearest to it (even ones),
+    widths rounded to whole pixels (halves down)."""
+    rt = setup(screen, ctx)
+    assert np.array_equal(draw(ctx, rt, [point(10.5, 7.5, 3.0)]), box(9, 12, 6, 9))
+    # the quad rule gives box(9, 11, 6, 8) here: the edges on pixel centres
+    assert np.array_equal(draw(ctx, rt, [point(10.5, 7.5, 2.0)]), box(10, 12, 7, 9))
+    assert np.array_equal(draw(ctx, rt, [point(10.0, 8.0, 4.0)]), box(8, 12, 6, 10))
+    assert np.array_equal(draw(ctx, rt, [point(10.2, 7.9, 2.5)]), box(9, 11, 7, 9))
+    assert np.array_equal(draw(ctx, rt, [point(10.2, 7.9, 2.6)]), box(9, 12, 6, 9))
     assert np.array_equal(draw(ctx, rt, [point(20.5, 3.5, 0.25)]), box(20, 21, 3, 4))
 
 

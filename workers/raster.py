@@ -357,6 +357,7 @@ def _pair_uncached(ts, t: int) -> tuple[bool, int] | None:
                 same = (
                     bool(ts.w_is_one[t]) == bool(ts.w_is_one[u])
                     and _planes_same(ts.z[t], ts.z[u])
+                    and (ts.zoffset is None or ts.zoffset[t] == ts.zoffset[u])
                     and _planes_same(ts.oow[t], ts.oow[u])
                     and all(
                         _planes_same(ts.inputs[t, k], ts.inputs[u, k])
@@ -513,8 +514,8 @@ def _dense_mixed_rect(scene, state, ts, t: int, c, dx, dy, x0, x1, y0, y1, band,
     z: object = F32(0.0)
     if scene.zsbuf is not None and state.depth_enabled:
         h, w = py.size, px.size
-        zt = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), h, w, (slice(None),) * 2)
-        zu = _sub2(_DenseGeom(px, py, u).plane_exact(ts.z[u]), h, w, (slice(None),) * 2)
+        zt = _sub2(_dense_depth(ts, px, py, t), h, w, (slice(None),) * 2)
+        zu = _sub2(_dense_depth(ts, px, py, u), h, w, (slice(None),) * 2)
         z = np.where(on_t, zt, zu)
     _fragment_ops(
         scene,
@@ -679,7 +680,7 @@ def _dense_planes(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, b
     }
     z: object = F32(0.0)
     if scene.zsbuf is not None and state.depth_enabled:
-        z = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), py.size, px.size, (slice(None),) * 2)
+        z = _sub2(_dense_depth(ts, px, py, t), py.size, px.size, (slice(None),) * 2)
     _fragment_ops(
         scene,
         state,
@@ -721,7 +722,7 @@ def _dense_texpass(scene, state: FragmentState, ts, t: int, wx0, wx1, wy0, wy1, 
     if scene.zsbuf is not None and state.depth_enabled:
         px = np.arange(wx0, wx1 + 1, dtype=np.int64)
         py = np.arange(wy0, wy1 + 1, dtype=np.int64)
-        z = _sub2(_DenseGeom(px, py, t).plane_exact(ts.z[t]), py.size, px.size, (slice(None),) * 2)
+        z = _sub2(_dense_depth(ts, px, py, t), py.size, px.size, (slice(None),) * 2)
     _fragment_ops(
         scene,
         state,
@@ -954,7 +955,10 @@ class _PixelGeom:
         inner = t.astype(F32)
         t = np.multiply(np.take(cols[2], self.tq), self.py, out=t)
         t += inner
-        return t.astype(F32)
+        z = t.astype(F32)
+        if ts.zoffset is not None:  # (llvmpipe's polygon offset: gallium/draw/polygon.py)
+            z += np.take(ts.zoffset, self.tq)
+        return z
 
     def coords(self) -> tuple[np.ndarray, np.ndarray]:
         return self.px, self.py
@@ -993,11 +997,14 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None, h
     atomics never land).
     """
     if z is None:
-        z = (
-            geom.depth(ts)
-            if isinstance(geom, _PixelGeom)
-            else geom.plane_exact(_coef(ts, geom, ts.z))
-        )
+        if isinstance(geom, _PixelGeom):
+            z = geom.depth(ts)
+        elif geom.dense:
+            z = _dense_depth(ts, geom.px, geom.py, geom.t)
+        else:
+            z = geom.plane_exact(_coef(ts, geom, ts.z))
+            if ts.zoffset is not None:
+                z = z + np.repeat(ts.zoffset[geom.tq], 4)
     if state.passthrough is not None and isinstance(geom, _PixelGeom) and _planes_direct(state, ts):
         return _pixel_planes(state, ts, geom), None, z
     rcp_w = None
@@ -1410,7 +1417,17 @@ def _corner_depths(ts) -> list[np.ndarray]:
             fma32(cols[2], bb[:, cy], fma32(cols[1], bb[:, cx], cols[0]))
             for cx, cy in ((0, 1), (2, 1), (0, 3), (2, 3))
         ]
+        if ts.zoffset is not None:  # (adding a constant keeps the order)
+            hit = ts.__dict__["_corner_depths"] = [z + ts.zoffset for z in hit]
     return hit
+
+
+def _dense_depth(ts, px: np.ndarray, py: np.ndarray, t: int):
+    """Triangle ``t``'s depth over the columns ``px`` x rows ``py`` (row-major,
+    or one value for a constant plane), with its polygon offset added as
+    llvmpipe adds it to each fragment's interpolated depth."""
+    z = _DenseGeom(px, py, t).plane_exact(ts.z[t])
+    return z if ts.zoffset is None else z + ts.zoffset[t]
 
 
 def _depths_in_range(state: FragmentState, ts) -> bool:

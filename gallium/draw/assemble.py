@@ -131,8 +131,12 @@ def _one_sequence(mode: Prim, base: int, count: int, first: bool) -> np.ndarray:
             q = np.arange(max((count - 2) // 2, 0), dtype=np.int64) * 2
             a, b, c, d = q + 2, q, q + 1, q + 3
         if first:
-            t1 = np.stack([a, b, c], axis=1)
-            t2 = np.stack([a, c, d], axis=1)
+            # the quad's last vertex provokes whatever the convention, as
+            # llvmpipe's draw module assembles quads
+            # (PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION is 0):
+            # each triangle starts with it
+            t1 = np.stack([d, a, b], axis=1)
+            t2 = np.stack([d, b, c], axis=1)
         else:
             t1 = np.stack([a, b, d], axis=1)
             t2 = np.stack([b, c, d], axis=1)
@@ -170,3 +174,48 @@ def triangles(
     if len(parts) == 1:  # (no restart cut: most draws)
         return parts[0], prim_ids[0]
     return np.concatenate(parts), np.concatenate(prim_ids)
+
+
+# Edge flags of the triangles ``triangles`` assembles (draw_decompose_tmp.h):
+# bit 0 the edge v0 -> v1, bit 1 v1 -> v2, bit 2 v2 -> v0 of each triangle as
+# assembled, set where the edge is on the primitive's boundary (the
+# diagonals of quads and the inner edges of polygons are not), and bit 3 on
+# each primitive's first triangle (a new line-stipple pattern).  Only
+# polygons drawn as lines or points look at them (gallium/draw/polygon.py).
+_E0, _E1, _E2, _RESET = 1, 2, 4, 8
+_ALL = _E0 | _E1 | _E2
+
+
+def _sequence_edges(mode: Prim, count: int, first: bool) -> np.ndarray:
+    if mode in (Prim.TRIANGLES, Prim.TRIANGLE_STRIP, Prim.TRIANGLE_FAN):
+        m = count // 3 if mode == Prim.TRIANGLES else max(count - 2, 0)
+        return np.full(m, _ALL | _RESET, np.int64)
+    if mode in (Prim.QUADS, Prim.QUAD_STRIP):
+        m = count // 4 if mode == Prim.QUADS else max((count - 2) // 2, 0)
+        pair = (_RESET | _E0 | _E2, _E0 | _E1) if not first else (_RESET | _E0 | _E1, _E1 | _E2)
+        return np.tile(np.array(pair, np.int64), m)
+    if mode == Prim.POLYGON:
+        m = max(count - 2, 0)
+        if not first:  # (k+1, k+2, 0): E0 always, E2 on the first, E1 on the last
+            always, start, finish = _E0, _E2, _E1
+        else:  # (0, k+1, k+2): E1 always, E0 on the first, E2 on the last
+            always, start, finish = _E1, _E0, _E2
+        flags = np.full(m, always, np.int64)
+        if m:
+            flags[0] |= start | _RESET
+            flags[-1] |= finish
+        return flags
+    raise bad_value("info.mode", "is not a triangle mode", mode)
+
+
+def edge_flags(mode: Prim, n: int, cuts: np.ndarray, flatshade_first: bool) -> np.ndarray:
+    """The edge flags of the triangles :func:`triangles` returns for the
+    same arguments, one int per triangle (see above)."""
+    mode = Prim(mode)
+    if mode == Prim.TRIANGLES_ADJACENCY:
+        m = adjacency_primitives(mode, n, cuts).shape[0]
+        return np.full(m, _ALL | _RESET, np.int64)
+    parts = [_sequence_edges(mode, b - a, flatshade_first) for a, b in _segments(n, cuts)]
+    if not parts:
+        return np.zeros(0, np.int64)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)

@@ -52,12 +52,18 @@ class ClippedGeometry:
     attrs: np.ndarray  # (V', K, 4)
     tris: np.ndarray  # (M', 3)
     prim_ids: np.ndarray  # (M',)
+    # with edge flags (polygons drawn as lines or points): each triangle's
+    # flags (gallium/draw/polygon.py EDGE0..2, RESET) and each vertex's own
+    # edge flag, as draw_pipe_clip.c carries them through clipping
+    flags: np.ndarray | None = None  # (M',) int64
+    vertex_edges: np.ndarray | None = None  # (V',) bool
 
 
 def plane_table(
-    clip_xy: bool, clip_z: bool, clip_halfz: bool, user: list
+    clip_xy: bool, clip_z: bool | tuple[bool, bool], clip_halfz: bool, user: list
 ) -> tuple[np.ndarray, list[int]]:
-    """(planes (P, 4) float32, active plane indices) in draw's bit order."""
+    """(planes (P, 4) float32, active plane indices) in draw's bit order;
+    ``clip_z`` one flag for both depth planes or (near, far)."""
     planes = FRUSTUM.copy()
     if clip_halfz:
         planes[4] = (0, 0, 1, 0)
@@ -65,8 +71,11 @@ def plane_table(
     active = []
     if clip_xy:
         active += [0, 1, 2, 3]
-    if clip_z:
-        active += [4, 5]
+    near, far = clip_z if isinstance(clip_z, tuple) else (clip_z, clip_z)
+    if near:
+        active.append(4)
+    if far:
+        active.append(5)
     active += list(range(6, 6 + len(user)))
     return table, active
 
@@ -108,12 +117,27 @@ def clip_triangles(
     flatshade_first: bool,
     scale: tuple[float, float, float],
     translate: tuple[float, float, float],
+    flags: np.ndarray | None = None,
+    vertex_edges: np.ndarray | None = None,
 ) -> ClippedGeometry:
-    """Clip ``tris`` (indices into the vertex arrays) against the active planes."""
+    """Clip ``tris`` (indices into the vertex arrays) against the active planes.
+
+    With ``flags`` (each triangle's edge flags) and ``vertex_edges`` (each
+    vertex's edge flag) the result carries both through clipping, as
+    draw_pipe_clip.c does: an edge cut by a plane keeps its flag, the new
+    edge along a frustum plane takes the cut edge's flag and its new
+    vertex none (never drawn: a polygon in line mode shows no frustum
+    edge), along a user plane both are set; the fan's triangles are flagged
+    as emit_poly flags them."""
     m = tris.shape[0]
     if m == 0 or not active:
-        return ClippedGeometry(pos, win, oow, attrs, tris, prim_ids)
+        return ClippedGeometry(pos, win, oow, attrs, tris, prim_ids, flags, vertex_edges)
     pos = pos.astype(F32, copy=False)
+    if flags is not None:
+        return _clip_with_edges(
+            pos, win, oow, attrs, tris, prim_ids, flags, vertex_edges, planes, active, interp,
+            flatshade_first, scale, translate,
+        )  # fmt: skip
     if m <= FEW_TRIANGLES and pos.shape[0] <= FEW_VERTICES:
         return _clip_few(
             pos, win, oow, attrs, tris, prim_ids, planes, active, interp, flatshade_first,
@@ -737,4 +761,148 @@ def _clip_few(
         np.concatenate([attrs, np.array([new_attr[i] for i in sel], F32).reshape(ns, k, 4)]),
         out_tris,
         out_prims,
+    )
+
+
+# ----------------------------------------------------------------------------
+# with edge flags (polygons drawn as lines or points)
+# ----------------------------------------------------------------------------
+
+_E0, _E1, _E2, _RESET = 1, 2, 4, 8
+
+
+def _clip_with_edges(
+    pos, win, oow, attrs, tris, prim_ids, flags, vertex_edges, planes, active, interp,
+    flatshade_first, scale, translate,
+) -> ClippedGeometry:  # fmt: skip
+    """clip_triangles carrying edge flags (see there): the polygons walk
+    the planes one by one in Python, their distances and new vertices
+    computed by the same float32 functions as _plane_loop_small's (so
+    every vertex is bit-identical to the clipper's without edge flags)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        cols = np.ascontiguousarray(pos.T)
+        p = planes[list(active)].astype(F32, copy=False)[:, :, None]
+        dist = p[:, 0] * cols[0]
+        for k in (1, 2, 3):
+            dist += p[:, k] * cols[k]
+    outside = dist < 0
+    bits = np.zeros(pos.shape[0], np.int64)
+    for j in range(len(active)):
+        bits |= outside[j].astype(np.int64) << j
+    tb = bits[tris]
+    or_mask = tb[:, 0] | tb[:, 1] | tb[:, 2]
+    and_mask = tb[:, 0] & tb[:, 1] & tb[:, 2]
+    fv = np.isfinite(cols).all(axis=0)
+    finite = fv[tris[:, 0]] & fv[tris[:, 1]] & fv[tris[:, 2]]
+    plain = (or_mask == 0) & finite
+    needs = (or_mask != 0) & (and_mask == 0) & finite
+    vedges = np.ones(pos.shape[0], bool) if vertex_edges is None else vertex_edges.astype(bool)
+    if not needs.any():
+        return ClippedGeometry(
+            pos, win, oow, attrs, tris[plain], prim_ids[plain], flags[plain], vedges
+        )
+    flat = [i for i, mode in enumerate(interp) if mode == "constant"]
+    lin = [i for i, mode in enumerate(interp) if mode == "linear"]
+    persp = [i for i, mode in enumerate(interp) if mode == "perspective"]
+    scale_v = np.asarray(scale, F32)
+    translate_v = np.asarray(translate, F32)
+    table = _VertexTable(pos, win, oow, attrs)
+    vflag = vedges.tolist()  # each vertex's edge flag, new ones appended
+    src = np.nonzero(needs)[0]
+    polys = [[int(v) for v in tris[i]] for i in src]
+    edges = [[bool(f & _E0), bool(f & _E1), bool(f & _E2)] for f in flags[src].tolist()]
+    masks = [int(or_mask[i]) for i in src]
+    alive = [True] * len(polys)
+    for j, plane in enumerate(active):
+        user = plane >= 6
+        rows = [r for r in range(len(polys)) if alive[r] and (masks[r] >> j) & 1]
+        if not rows:
+            continue
+        ids = [v for r in rows for v in polys[r]]
+        d_all = _dot4(table.pos[ids], planes[plane])
+        t_new, out_new, in_new, new_flags, layouts = [], [], [], [], []
+        at = 0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for r in rows:
+                vid, ev = polys[r], edges[r]
+                n = len(vid)
+                d = d_all[at : at + n]
+                at += n
+                bad = not bool(np.isfinite(d).all())
+                out, out_e = [], []
+                for k in range(n):
+                    kn = k + 1 if k + 1 < n else 0
+                    dk, dn = d[k], d[kn]
+                    inside = bool(dk >= 0)
+                    if inside:
+                        out.append(vid[k])
+                        out_e.append(ev[k])
+                    if inside != bool(dn >= 0):
+                        denom = dn - dk
+                        base_is_next = bool(-dn < dk) if inside else not bool(-dk < dn)
+                        t_new.append(dn / denom if base_is_next else -dk / denom)
+                        out_new.append(vid[kn] if base_is_next else vid[k])
+                        in_new.append(vid[k] if base_is_next else vid[kn])
+                        if inside:  # going out
+                            out_e.append(True if user else ev[k])
+                            new_flags.append(user)
+                        else:  # coming back in: the edge and the flag of the start
+                            out_e.append(ev[k])
+                            new_flags.append(-1 - vid[k])  # (resolved below)
+                        out.append(-len(t_new))
+                layouts.append((r, out, out_e, bad))
+        if t_new:
+            new_ids = table.append(
+                *_interp(
+                    table, np.array(t_new, F32), np.array(out_new, np.int64),
+                    np.array(in_new, np.int64), lin, persp, scale_v, translate_v,
+                )
+            )  # fmt: skip
+            for f in new_flags:
+                vflag.append(bool(f) if isinstance(f, bool) else vflag[-1 - f])
+        for r, out, out_e, bad in layouts:
+            polys[r] = [v if v >= 0 else int(new_ids[-v - 1]) for v in out]
+            edges[r] = out_e
+            alive[r] = alive[r] and not bad and len(polys[r]) >= 3
+    if flatshade_first:
+        edge_first, edge_middle, edge_last = _E0, _E1, _E2
+    else:
+        edge_first, edge_middle, edge_last = _E2, _E0, _E1
+    fan, fan_flags, fan_src = [], [], []
+    for r in range(len(polys)):
+        if not alive[r]:
+            continue
+        v, ev = polys[r], edges[r]
+        provoking = int(tris[src[r], 0 if flatshade_first else 2])
+        if flat and v[0] != provoking:  # a fresh first vertex with the provoking flat inputs
+            first = v[0]
+            a = table.attrs[first].copy()
+            a[flat] = table.attrs[provoking][flat]
+            v = [int(table.append(table.pos[[first]], table.win[[first]],
+                                  table.oow[[first]], a[None])[0]), *v[1:]]  # fmt: skip
+            vflag.append(vflag[first])
+        n = len(v)
+        first_bit = edge_first if ev[0] else 0
+        for i in range(2, n):
+            f = (_RESET | first_bit | edge_middle) if i == 2 else edge_middle
+            if not ev[i - 1]:
+                f &= ~edge_middle
+            if i == n - 1 and ev[i]:
+                f |= edge_last
+            fan.append((v[0], v[i - 1], v[i]) if flatshade_first else (v[i - 1], v[i], v[0]))
+            fan_flags.append(f)
+            fan_src.append(int(src[r]))
+    plain_idx = np.nonzero(plain)[0]
+    keys = np.concatenate([plain_idx, np.array(fan_src, np.int64)])
+    order = np.argsort(keys, kind="stable")
+    fan_arr = np.array(fan, np.int64).reshape(-1, 3)
+    return ClippedGeometry(
+        table.pos,
+        table.win,
+        table.oow,
+        table.attrs,
+        np.concatenate([tris[plain_idx], fan_arr])[order],
+        np.concatenate([prim_ids[plain_idx], prim_ids[np.array(fan_src, np.int64)]])[order],
+        np.concatenate([flags[plain_idx], np.array(fan_flags, np.int64)])[order],
+        np.array(vflag, bool),
     )

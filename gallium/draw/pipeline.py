@@ -67,7 +67,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..pipe.enums import Prim
-from . import assemble, clip, vs
+from . import assemble, clip, polygon, vs
 from .fetch import fetch_attributes, read_indices
 from .primitives import TriangleSet, select_triangles
 from .setup import setup_triangles
@@ -119,14 +119,40 @@ class VertexProgram:
     def last_vertex_stage(self) -> Any:
         """The shader whose outputs a geometry shader (or the rasterizer) reads."""
         return self.tess.tes if self.tess is not None else self.vs
+    # polygon state (gallium/draw/polygon.py): the depth offset, whether the
+    # draw module's stages handle polygons (llvmpipe's "need pipeline"),
+    # whether some polygons are drawn as lines or points, two-sided colour
+    # ((front slots), (back slots)), and vertex outputs carried past the
+    # fragment shader's slots (the back colours, the point size of polygons
+    # drawn as points): ((output register or None, interpolation), ...)
+    offset: Any = None
+    pipeline: bool = False
+    unfilled: bool = False
+    twoside: tuple | None = None
+    extra: tuple = ()
+    psize_slot: int | None = None
+    edgeflag: Any = None  # the vertex shader's EDGEFLAG output register
+    clip_near: bool = True
+    clip_far: bool = True
 
     @property
     def interp(self) -> list[str]:
         return [mode for _, mode in self.link]
 
+    @property
+    def slots(self) -> tuple:
+        """Every attribute slot a vertex carries: the fragment shader's, then ``extra``."""
+        return self.link + self.extra if self.extra else self.link
+
+    @property
+    def interp_all(self) -> list[str]:
+        return [mode for _, mode in self.slots]
+
     def planes(self) -> tuple[np.ndarray, list[int]]:
         rast = self.rast
-        return clip.plane_table(True, rast.depth_clip, rast.clip_halfz, list(self.ucps))
+        return clip.plane_table(
+            True, (self.clip_near, self.clip_far), rast.clip_halfz, list(self.ucps)
+        )
 
 
 @dataclass(slots=True, eq=False)
@@ -209,6 +235,7 @@ class _Stream:
     inverse: np.ndarray  # each stream entry's position among them
     prims: Any = None  # (P, k) stream positions of the primitives, by kind
     prim_ids: Any = None
+    edges: Any = None  # (P,) edge flags of triangles (polygons drawn as lines or points)
     _local: Any = None
     _ids: Any = None
 
@@ -264,7 +291,10 @@ class DrawPipeline:
                 and draws[j].program is d0.program
                 and draws[j].kind == d0.kind
                 and draws[j].viewport == d0.viewport
-                and (d0.kind in (TRIANGLES, GEOMETRY) or draws[j].region == d0.region)
+                and (
+                    (d0.kind in (TRIANGLES, GEOMETRY) and not d0.program.pipeline)
+                    or draws[j].region == d0.region
+                )
                 and draws[j].so is d0.so
                 and (d0.so is None or not _reads(draws[j], d0.so.storages))
                 and not d0.program.memory_writes
@@ -330,6 +360,7 @@ class DrawPipeline:
             d.kind,
             d.program.rast.flatshade_first,
             id(d.program.gs) if d.kind == GEOMETRY else None,
+            d.program.unfilled,
         )
         hit = cache.get(key)
         if hit is not None and hit[0] is d.index:
@@ -356,6 +387,8 @@ class DrawPipeline:
             s.prim_ids = np.arange(s.prims.shape[0], dtype=np.int64)
         elif d.kind == TRIANGLES:
             s.prims, s.prim_ids = assemble.triangles(mode, ids.size, cuts, flat_first)
+            if d.program.unfilled:
+                s.edges = assemble.edge_flags(mode, ids.size, cuts, flat_first)
         elif d.kind == LINES:
             from . import lines as ln
 
@@ -385,7 +418,10 @@ class DrawPipeline:
         verts.res = res
         verts.pos = vs.positions(prog.vs.kernel, res, n)
         if prog.gs is None and prog.tess is None:
-            verts.attrs = vs.attributes(res, n, prog.link)
+            polygons = group[0].kind == TRIANGLES  # (the extra slots serve polygons only)
+            verts.attrs = vs.attributes(res, n, prog.slots if polygons else prog.link)
+            if prog.unfilled and prog.edgeflag is not None:  # (1.0: an edge starts here)
+                verts.edges = vs._bcast(res.outputs[prog.edgeflag][0], n, F32) == F32(1.0)
 
     def _tessellate(self, group: list[Draw], streams: list[_Stream], verts: Any) -> Any:
         """The control and evaluation stages over the pass's patches
@@ -407,9 +443,11 @@ class DrawPipeline:
         tris, prims, tags, ntri = verts.primitives(streams)
         so_counts = self._stream_output(group, {0: (tris, tags, verts.res.outputs, verts.n)})
         discard = prog.rast.rasterizer_discard
+        sets: list = []
         if not discard:
-            ts, nclipped_by_draw = self._triangle_stage(
-                group, verts.pos, verts.attrs, prog.interp, tris, prims, tags
+            flags = verts.primitive_edges(streams) if prog.unfilled else None
+            sets, nclipped_by_draw = self._triangle_stage(
+                group, verts.pos, verts.attrs, tris, prims, tags, flags, verts.edges
             )
         if any(d.queries for d in group):
             for k, (d, s) in enumerate(zip(group, streams)):
@@ -430,14 +468,17 @@ class DrawPipeline:
                             **_so_fields(so_counts, k),
                         ),
                     )
-        if not discard:
+        for ts in sets:
             self._emit(group, ts)
 
-    def _triangle_stage(self, group, pos, attrs, interp, tris, prims, tags) -> tuple:
+    def _triangle_stage(
+        self, group, pos, attrs, tris, prims, tags, flags=None, vertex_edges=None
+    ) -> tuple:
         """Viewport transform, clipping and setup of triangles ``tris`` (with
-        primitive ids ``prims`` and draws ``tags``): (TriangleSet whose
-        primitive ids carry the draw in their high half, triangles clipping
-        left per draw)."""
+        primitive ids ``prims``, draws ``tags`` and, for polygons drawn as
+        lines or points, edge ``flags`` and the vertices' edge flags):
+        (TriangleSets in submission order, whose primitive ids carry the draw
+        in their high half; triangles clipping left per draw)."""
         prog = group[0].program
         rast = prog.rast
         scale, translate = group[0].viewport
@@ -453,34 +494,99 @@ class DrawPipeline:
             wide,
             planes=planes,
             active=active,
-            interp=interp,
+            interp=prog.interp_all,
             flatshade_first=rast.flatshade_first,
             scale=scale,
             translate=translate,
+            flags=flags,
+            vertex_edges=vertex_edges,
         )
         self.yield_point()
         draw_of = geo.prim_ids >> 32
         nclipped = (
             np.bincount(draw_of, minlength=len(group)) if len(group) > 1 else [geo.tris.shape[0]]
         )
-        ts = setup_triangles(
-            geo.win,
-            geo.oow,
-            geo.tris,
-            geo.attrs,
-            interp,
-            region=_regions(group, draw_of),
-            half_pixel_center=rast.half_pixel_center,
-            bottom_edge_rule=rast.bottom_edge_rule,
-            multisample=prog.multisample,
-            front_ccw=rast.front_ccw,
-            cull_front=prog.cull_front,
-            cull_back=prog.cull_back,
-            flatshade_first=rast.flatshade_first,
-            prim_ids=geo.prim_ids,
-            wide_prim_ids=True,
-        )
-        return ts, nclipped
+        k = len(prog.link)
+        if not prog.pipeline:  # llvmpipe's setup offsets depth and picks the back colours
+            offset = prog.offset if prog.offset is not None and prog.offset.tri else None
+            ts = setup_triangles(
+                geo.win,
+                geo.oow,
+                geo.tris,
+                geo.attrs,
+                prog.interp,
+                region=_regions(group, draw_of),
+                half_pixel_center=rast.half_pixel_center,
+                bottom_edge_rule=rast.bottom_edge_rule,
+                multisample=prog.multisample,
+                front_ccw=rast.front_ccw,
+                cull_front=prog.cull_front,
+                cull_back=prog.cull_back,
+                flatshade_first=rast.flatshade_first,
+                prim_ids=geo.prim_ids,
+                wide_prim_ids=True,
+                offset=offset,
+                twoside=prog.twoside,
+                nslots=k,
+            )
+            return [ts], nclipped
+        return self._polygon_stages(group, geo, planes), nclipped
+
+    def _polygon_stages(self, group: list[Draw], geo: Any, planes: np.ndarray) -> list:
+        """The draw module's polygon stages (gallium/draw/polygon.py) and the
+        setup of what they make: filled triangles, and the lines and points
+        of polygons drawn as such, run by run in submission order."""
+        from . import lines as ln
+        from .points import setup_points
+
+        prog = group[0].program
+        rast = prog.rast
+        interp = prog.interp
+        k = len(prog.link)
+        pieces = polygon.pipeline_triangles(
+            geo.pos, geo.win, geo.oow, geo.attrs, geo.tris, geo.prim_ids, geo.flags,
+            geo.vertex_edges, rast=rast, cull_front=prog.cull_front, cull_back=prog.cull_back,
+            offset=prog.offset, twoside=prog.twoside,
+            flat_slots=[i for i, mode in enumerate(interp) if mode == "constant"],
+        )  # fmt: skip
+        attrs = pieces.attrs
+        if attrs.shape[1] != k:
+            attrs = np.ascontiguousarray(attrs[:, :k])
+        region = group[0].region
+        common = {"half_pixel_center": rast.half_pixel_center, "multisample": prog.multisample}
+        out = []
+        for run in pieces.runs:
+            if run[0] == "tri":
+                t = run[1]
+                ts = setup_triangles(
+                    pieces.win, pieces.oow, 3 * t[:, None] + np.arange(3), attrs, interp,
+                    region=region, bottom_edge_rule=rast.bottom_edge_rule,
+                    front_ccw=rast.front_ccw, cull_front=prog.cull_front,
+                    cull_back=prog.cull_back, flatshade_first=rast.flatshade_first,
+                    prim_ids=pieces.prim_ids[t], wide_prim_ids=True, **common,
+                )  # fmt: skip
+            elif run[0] == "line":
+                segs, tri_of = run[1], run[2]
+                ts = ln.setup_lines(
+                    pieces.win, pieces.oow, segs, attrs, interp,
+                    width=min(rast.line_width, prog.max_line_width), region=region,
+                    bottom_edge_rule=rast.bottom_edge_rule, prim_ids=pieces.prim_ids[tri_of],
+                    flat_values=attrs[segs[:, 0 if rast.flatshade_first else 1]], **common,
+                )  # fmt: skip
+            else:
+                pts, tri_of = run[1], run[2]
+                if prog.psize_slot is not None and rast.point_size_per_vertex:
+                    size = pieces.attrs[pts, prog.psize_slot, 0].astype(F32)
+                else:
+                    size = np.full(pts.size, F32(rast.point_size), F32)
+                size = np.minimum(size, F32(prog.max_point_size))
+                ts, _ = setup_points(
+                    pieces.win, pieces.oow, pieces.pos, attrs, interp, pts,
+                    pieces.prim_ids[tri_of], size, rast=rast, planes=planes, active=[],
+                    sprite=prog.sprite, region=region,
+                )  # fmt: skip
+            out.append(ts)
+        return out
 
     # -- points --------------------------------------------------------------------
 
@@ -647,18 +753,25 @@ class DrawPipeline:
             gen = out.primitives_by_draw
             self._count_discarded(group, streams, verts, so_counts, nin, gen, ninv)
             return
-        fs_link = prog.link
+        slots = prog.slots
         n = out.pos.shape[0]
-        attrs = np.zeros((n, len(fs_link), 4), F32)
+        attrs = np.zeros((n, len(slots), 4), F32)
         interp = prog.interp
-        for slot, (reg, _) in enumerate(fs_link):
+        for slot, (reg, _) in enumerate(slots):
             if reg is not None and reg in out.outputs:
                 attrs[:, slot] = out.outputs[reg]
+        if kind != "TRIANGLE_STRIP" and prog.extra:  # (only polygons use them)
+            attrs = np.ascontiguousarray(attrs[:, : len(prog.link)])
         if kind == "TRIANGLE_STRIP":
             tris, _ = assemble.triangles(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
             first = tris[:, 0]
-            ts, nout = self._triangle_stage(
-                group, out.pos, attrs, interp, tris, out.prim[first], out.draw[first]
+            flags = (
+                assemble.edge_flags(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
+                if prog.unfilled
+                else None
+            )
+            sets, nout = self._triangle_stage(
+                group, out.pos, attrs, tris, out.prim[first], out.draw[first], flags
             )
         elif kind == "LINE_STRIP":
             segs, _ = ln.segments(Prim.LINE_STRIP, n, out.cuts)
@@ -667,6 +780,7 @@ class DrawPipeline:
             ts, nout = self._line_stage(
                 group, out.pos, attrs, interp, segs, out.prim[first], out.draw[first], flat
             )
+            sets = [ts]
         else:  # POINTS
             from .points import setup_points
 
@@ -686,6 +800,7 @@ class DrawPipeline:
                 region=group[0].region, multisample=prog.multisample,
             )  # fmt: skip
             nout = np.bincount(kept_ids >> 32, minlength=len(group))
+            sets = [ts]
         if any(d.queries for d in group):
             for k, (d, s) in enumerate(zip(group, streams)):
                 if d.queries:
@@ -705,7 +820,8 @@ class DrawPipeline:
                             **_so_fields(so_counts, k),
                         ),
                     )
-        self._emit(group, ts)
+        for ts in sets:
+            self._emit(group, ts)
 
     # -- stream output and rasterizer discard ----------------------------------------
 
@@ -825,6 +941,7 @@ class _PassVertices:
         self.res: Any = None
         self.pos: Any = None
         self.attrs: Any = None
+        self.edges: np.ndarray | None = None  # each vertex's edge flag (EDGEFLAG output)
         self._lane_draw: np.ndarray | None = None
 
     def draw_counts(self, k: int, **fields: Any) -> DrawCounts:
@@ -856,6 +973,14 @@ class _PassVertices:
             start_instance=col([i.start_instance for i in infos]),
             drawid=col([i.drawid for i in infos]),
         )
+
+    def primitive_edges(self, streams: list[_Stream]) -> np.ndarray:
+        """The edge flags of :meth:`primitives`' triangles, in the same order."""
+        parts = []
+        for k0, m, st in self.runs:
+            ninst = self.group[k0].info.instance_count
+            parts.append(np.tile(st.edges, ninst * m) if ninst * m > 1 else st.edges)
+        return _cat(parts)
 
     def primitives(self, streams: list[_Stream]) -> tuple:
         """The draws' primitives, instance after instance, draw after draw, as
@@ -901,13 +1026,26 @@ class _TessVertices:
         self.res = _Outputs(out.outputs)
         kernel = prog.tess.tes.kernel
         self.pos = vs.positions(kernel, self.res, self.n)
-        self.attrs = vs.attributes(self.res, self.n, prog.link) if prog.gs is None else None
+        polygons = group[0].kind == TRIANGLES  # (the extra slots serve polygons only)
+        self.attrs = (
+            vs.attributes(self.res, self.n, prog.slots if polygons else prog.link)
+            if prog.gs is None
+            else None
+        )
+        self.edges = None  # (no EDGEFLAG output: the tessellator's edges are all drawn)
         self._counts = np.bincount(out.tags, minlength=len(group))
         self.before = before
 
     def primitives(self, streams: list) -> tuple:
         out = self.out
         return out.prims, out.prim_ids, out.tags, self._counts
+
+    def primitive_edges(self, streams: list) -> np.ndarray:
+        """Every edge of a tessellated triangle is a boundary edge (each starts
+        its polygon's stipple count anew, as the draw module's triangles do)."""
+        from .assemble import edge_flags
+
+        return np.tile(edge_flags(Prim.TRIANGLES, 3, np.zeros(0, np.int64), False), len(self.out.prims))
 
     def draw_counts(self, k: int, **fields: Any) -> DrawCounts:
         if self.group[0].program.gs is None:  # the tessellator's primitives

@@ -63,17 +63,29 @@ def setup_points(
         if not isinstance(region, tuple):
             region = tuple(r[keep] for r in region)
     m = pts.size
-    # the square's corners in 1/256 pixels, exactly as llvmpipe's point setup
     po = F32(0.5) if rast.half_pixel_center else F32(0.0)
-    fxy = subpixel_snap((win[pts, :2] - po).astype(F32))
-    fw = np.maximum(subpixel_snap(size), FIXED_ONE)
-    lo = fxy - (fw // 2)[:, None]
-    hi = lo + fw[:, None]
-    cx = np.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], 1)  # corners 0..3
-    cy = np.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], 1)
     win4 = np.empty((m, 4, 3), F32)
-    win4[..., 0] = cx.astype(F32) / F32(FIXED_ONE) + po
-    win4[..., 1] = cy.astype(F32) / F32(FIXED_ONE) + po
+    if rast.point_quad_rasterization or rast.multisample:
+        # the square's corners in 1/256 pixels, exactly as llvmpipe's point setup
+        fxy = subpixel_snap((win[pts, :2] - po).astype(F32))
+        fw = np.maximum(subpixel_snap(size), FIXED_ONE)
+        lo = fxy - (fw // 2)[:, None]
+        hi = lo + fw[:, None]
+        cx = np.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], 1)  # corners 0..3
+        cy = np.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], 1)
+        win4[..., 0] = cx.astype(F32) / F32(FIXED_ONE) + po
+        win4[..., 1] = cy.astype(F32) / F32(FIXED_ONE) + po
+    else:
+        # GL's legacy point rule (llvmpipe's legacy_points): a whole number
+        # of pixels around the pixel the snapped centre falls in; the
+        # square's sides on pixel boundaries, so no pixel centre is on one
+        fw, x0, y0 = legacy_point_box(win[pts, :2], size, rast.bottom_edge_rule)
+        x1 = x0 + fw // FIXED_ONE
+        y1 = y0 + fw // FIXED_ONE
+        cx = np.stack([x0, x1, x1, x0], 1)
+        cy = np.stack([y0, y0, y1, y1], 1)
+        win4[..., 0] = cx.astype(F32) + (po - F32(0.5))
+        win4[..., 1] = cy.astype(F32) + (po - F32(0.5))
     win4[..., 2] = win[pts, 2][:, None]
     oow4 = np.repeat(oow[pts], 4)
     attrs4 = np.repeat(attrs[pts], 4, axis=0)
@@ -112,3 +124,19 @@ def setup_points(
         for slot in sprite:
             ts.inputs[:, slot] = coef[point]
     return ts, prims
+
+
+def legacy_point_box(xy: np.ndarray, size: np.ndarray, bottom_edge_rule: bool) -> tuple:
+    """llvmpipe's legacy points (lp_setup_point.c, point_quad_rasterization
+    off): (the width rounded to whole pixels, in 1/256 pixel; the first
+    column and row covered).  The centre snaps without the half-pixel
+    offset; an odd width is centred on the pixel the centre falls in, an
+    even one on the pixel corner nearest to it."""
+    x0 = subpixel_snap(xy[:, 0])
+    y0 = subpixel_snap(xy[:, 1]) - (1 if bottom_edge_rule else 0)
+    fw = np.maximum(FIXED_ONE, (subpixel_snap(size) + FIXED_ONE // 2 - 1) & ~(FIXED_ONE - 1))
+    w = fw >> 8
+    odd = (w & 1) == 1
+    bx = np.where(odd, (x0 >> 8) - (w - 1) // 2, ((x0 + FIXED_ONE // 2) >> 8) - w // 2)
+    by = np.where(odd, (y0 >> 8) - (w - 1) // 2, ((y0 + FIXED_ONE // 2) >> 8) - w // 2)
+    return fw, bx, by

@@ -46,6 +46,9 @@ class TriangleSet:
     prim_id: np.ndarray  # (M,) int32 primitive index within the draw
     vx: np.ndarray | None = None  # (M, 3) int64 snapped vertex x, 1/256 pixel (centre at 256 px)
     vy: np.ndarray | None = None  # (M, 3) int64 snapped vertex y
+    # (M,) float32 polygon offset added to each fragment's interpolated depth
+    # (llvmpipe's setup: gallium/draw/polygon.py), or None for none
+    zoffset: np.ndarray | None = None
 
 
 def empty_set(k: int) -> TriangleSet:
@@ -85,6 +88,7 @@ def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
         ts.prim_id[idx],
         None if ts.vx is None else ts.vx[idx],
         None if ts.vy is None else ts.vy[idx],
+        None if ts.zoffset is None else ts.zoffset[idx],
     )
 
 
@@ -112,4 +116,14 @@ def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
         cat("prim_id"),
         cat("vx") if has_v else None,
         cat("vy") if has_v else None,
+        _cat_offsets(parts),
+    )
+
+
+def _cat_offsets(parts: list[TriangleSet]) -> np.ndarray | None:
+    """The parts' depth offsets (scenes join only parts that all have them or none)."""
+    if all(p.zoffset is None for p in parts):
+        return None
+    return np.concatenate(
+        [p.zoffset if p.zoffset is not None else np.zeros(p.count, F32) for p in parts]
     )

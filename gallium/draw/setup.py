@@ -29,6 +29,7 @@ import numpy as np
 
 from ..util.ieee import ieee
 from .clip import slots_index
+from .polygon import PolygonOffset, setup_offset
 from .primitives import TriangleSet, empty_set, take_rows
 
 F32 = np.float32
@@ -73,6 +74,9 @@ def setup_triangles(
     prim_ids: np.ndarray | None = None,
     wide_prim_ids: bool = False,
     multisample: bool = False,
+    offset: PolygonOffset | None = None,
+    twoside: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
+    nslots: int | None = None,
 ) -> TriangleSet:
     """Set up triangles.
 
@@ -87,8 +91,16 @@ def setup_triangles(
     ``multisample``: bounding boxes hold every pixel a sample of which the
     triangle may cover (llvmpipe's box in pixel-corner coordinates), not just
     the pixels whose centres it may cover.
+    ``offset``: polygon offset as llvmpipe's setup computes it (each
+    triangle's ``zoffset``, added to its fragments' depth: see
+    gallium/draw/polygon.py).  ``nslots``: the fragment shader's attribute
+    slots, when ``attrs`` carries more (slots past them only feed
+    ``twoside``: (front slots, back slots), whose back values replace the
+    front ones on back-facing triangles, as llvmpipe's setup does).
     """
     k = attrs.shape[1] if attrs.ndim == 3 else 0
+    if nslots is not None:
+        k = nslots
     m = tris.shape[0]
     if m == 0:
         return empty_set(k)
@@ -101,7 +113,8 @@ def setup_triangles(
     fixed = np.rint((xy - pixel_offset).astype(F32, copy=False) * F32(FIXED_ONE)).astype(np.int64)
     # the boxes' coordinates: the snapped ones, or pixel corners for multisampling
     corner = round(float(pixel_offset) * FIXED_ONE) if multisample else 0
-    if m <= SMALL_SETUP:
+    plain = offset is None and twoside is None and (nslots is None or nslots == attrs.shape[1])
+    if m <= SMALL_SETUP and plain:
         few = _setup_few(
             win, oow, tris, attrs, interp, fixed, k, pixel_offset, region, bottom_edge_rule,
             front_ccw, cull_front, cull_back, flatshade_first, prim_ids, wide_prim_ids, corner,
@@ -219,6 +232,7 @@ def setup_triangles(
         return np.moveaxis(out.reshape(3, *rest, mm), -1, 0)
 
     zplane = plane(p[:, :, 2])
+    zoffset = setup_offset(p, ooa, offset) if offset is not None else None
     v_oow = oow[order]
     oowplane = plane(v_oow)
     w_is_one = (v_oow[:, 0] == 1.0) & (v_oow[:, 1] == 1.0) & (v_oow[:, 2] == 1.0)
@@ -227,6 +241,12 @@ def setup_triangles(
     perspective = np.zeros(k, bool)
     if k:
         va = take_rows(attrs, order)  # (M, 3, K, 4)
+        if twoside is not None and not front.all():
+            back = ~front
+            fs, bs = list(twoside[0]), list(twoside[1])
+            va[np.ix_(back, [0, 1, 2], fs)] = va[np.ix_(back, [0, 1, 2], bs)]
+        if va.shape[2] != k:
+            va = np.ascontiguousarray(va[:, :, :k])
         pv = va[:, 0] if flatshade_first else va[:, 2]  # provoking vertex (M, K, 4)
         lin = [i for i, mode in enumerate(interp) if mode == "linear"]
         persp = [i for i, mode in enumerate(interp) if mode == "perspective"]
@@ -256,6 +276,7 @@ def setup_triangles(
         prim_id=prim_ids if wide_prim_ids else prim_ids.astype(np.int32),
         vx=X,
         vy=Y,
+        zoffset=zoffset,
     )
 
 

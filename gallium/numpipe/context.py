@@ -168,6 +168,58 @@ def _clear_depth_word(layout: Any, depth: float) -> float | int:
     return word
 
 
+def polygon_program(rast: RasterizerState, last: Any, link: list, pipeline: bool, zs: Any) -> dict:
+    """The polygon fields of a VertexProgram (gallium/draw/pipeline.py) for
+    rasterizer state ``rast``, the last vertex stage's kernel ``last``, the
+    linkage ``link`` and the bound depth format ``zs`` (a FormatDesc or
+    None): depth offset, two-sided colour, fill modes, depth clipping."""
+    from ..draw.polygon import polygon_offset
+    from ..pipe.enums import PolygonMode
+
+    extra: list = []
+    twoside = None
+    if rast.light_twoside:
+        front, back = [], []
+        for slot, (reg, mode) in enumerate(link):
+            for index in (0, 1):
+                if reg is not None and reg == last.output_index("COLOR", index):
+                    breg = last.output_index("BCOLOR", index)
+                    if breg is not None:
+                        front.append(slot)
+                        back.append(len(link) + len(extra))
+                        extra.append((breg, mode))
+        twoside = (tuple(front), tuple(back)) if front else None
+    unfilled = rast.fill_front != PolygonMode.FILL or rast.fill_back != PolygonMode.FILL
+    psize_slot = None
+    if unfilled and rast.point_size_per_vertex and last.output_index("PSIZE") is not None:
+        psize_slot = len(link) + len(extra)
+        extra.append((last.output_index("PSIZE"), "perspective"))
+    near, far, _ = depth_clip_modes(rast)
+    return {
+        "offset": polygon_offset(rast, zs),
+        "pipeline": pipeline,
+        "unfilled": unfilled,
+        "twoside": twoside,
+        "extra": tuple(extra),
+        "psize_slot": psize_slot,
+        "edgeflag": last.output_index("EDGEFLAG"),
+        "clip_near": near,
+        "clip_far": far,
+    }
+
+
+def depth_clip_modes(rast: RasterizerState) -> tuple[bool, bool, bool]:
+    """(clip at the near plane, at the far plane, clamp fragment depth to
+    the viewport's range): Mesa 18's ``depth_clip`` (off: neither plane
+    clips and depth is clamped), unless the newer ``depth_clip_near``,
+    ``depth_clip_far`` and ``depth_clamp`` fields are set."""
+    dc = bool(rast.depth_clip)
+    near = dc if rast.depth_clip_near is None else bool(rast.depth_clip_near)
+    far = dc if rast.depth_clip_far is None else bool(rast.depth_clip_far)
+    clamp = (not dc) if rast.depth_clamp is None else bool(rast.depth_clamp)
+    return near, far, clamp
+
+
 class NumpipeContext:
     """``pipe_context`` of the numpipe software driver (used by one thread at a time).
 
@@ -789,8 +841,11 @@ class NumpipeContext:
             self._submit_scene()
         if _fb_samples(new) != _fb_samples(self._fb):
             self._invalidate("program")  # (VertexProgram.multisample)
+        zs_format = (None if self._fb.zsbuf is None else self._fb.zsbuf.format,)
         self._fb = new
         self._invalidate("region", "fbase", "frag")
+        if zs_format != (None if new.zsbuf is None else new.zsbuf.format,):
+            self._invalidate("program")  # (the polygon offset's units depend on it)
 
     def set_vertex_buffers(self, start_slot: int, buffers: Sequence[VertexBuffer | None]) -> None:
         self._check_alive()
@@ -1303,6 +1358,7 @@ class NumpipeContext:
         gtex, gkey = (
             self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
+        poly = polygon_program(rast, last.kernel, link, self._rast.pipeline, self._zs_desc())
         from .memory import writes_memory
 
         tess = None
@@ -1326,7 +1382,7 @@ class NumpipeContext:
         # (by identity: CSOs compare by value, and the program keeps them alive)
         multisample = bool(rast.multisample) and _fb_samples(self._fb) > 1
         key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, tuple(link), sprite)
-        key += (vkey, gkey, multisample, tkey)
+        key += (vkey, gkey, multisample, tkey, poly["offset"])
         prog = self._programs.get(key)
         if prog is None:
             if len(self._programs) >= 256:
@@ -1352,8 +1408,13 @@ class NumpipeContext:
                 vs_memory=vmem,
                 gs_memory=gmem,
                 memory_writes=memory_writes,
+                **poly,
             )
         return prog
+
+    def _zs_desc(self) -> Any:
+        zs = self._fb.zsbuf
+        return try_describe(zs.format) if zs is not None else None
 
     def _stage_textures(self, stage: ShaderType, resources: list, deps: list) -> tuple:
         """(TextureBindings of a stage or None, a key that identifies them)."""

@@ -22,6 +22,7 @@ from ..pipe import objects as contract
 from ..pipe.checks import check_fields, check_sequence, check_transfer_usage
 from ..pipe.enums import (
     Format,
+    PolygonMode,
     QueryType,
     QueryValueType,
     ShaderType,
@@ -88,11 +89,28 @@ class RasterizerCSO(contract.RasterizerCSO):
     state: RasterizerState
     cull_front: bool
     cull_back: bool
+    # llvmpipe's "need pipeline" (lp_state_rasterizer.c): the draw module's
+    # stages, not the setup, offset and two-side polygons (gallium/draw/polygon.py)
+    pipeline: bool = False
     id: int = field(default_factory=lambda: next(_ids))
 
 
 def make_rasterizer(templ: RasterizerState, support: Support) -> RasterizerCSO:
-    return RasterizerCSO(*checks.check_rasterizer_state(templ, support))
+    state, cull_front, cull_back = checks.check_rasterizer_state(templ, support)
+    return RasterizerCSO(state, cull_front, cull_back, _needs_pipeline(state))
+
+
+def _needs_pipeline(st: RasterizerState) -> bool:
+    """llvmpipe's need_pipeline (lp_state_rasterizer.c): polygons drawn
+    through the draw module's stages rather than its own setup."""
+    return bool(
+        st.fill_front != PolygonMode.FILL
+        or st.fill_back != PolygonMode.FILL
+        or st.point_smooth
+        or st.line_smooth
+        or st.line_stipple_enable
+        or st.poly_stipple_enable
+    )
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,9 @@ _CAPS: dict[Cap, int] = {
     Cap.CONDITIONAL_RENDER_INVERTED: 1,
     Cap.VERTEX_COLOR_UNCLAMPED: 1,
     Cap.GLSL_FEATURE_LEVEL: 130,
-    Cap.QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION: 1,
+    # quads are provoked by their last vertex whatever flatshade_first says,
+    # as llvmpipe does (gallium/draw/assemble.py)
+    Cap.QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION: 0,
     Cap.USER_VERTEX_BUFFERS: 1,
     Cap.CONSTANT_BUFFER_OFFSET_ALIGNMENT: 16,
     Cap.START_INSTANCE: 1,
@@ -319,8 +321,6 @@ _UNCAPPED = {
     "line_stipple": False,
     "logic_op": False,
     "polygon_stipple": False,
-    "polygon_offset": False,
-    "two_sided_lighting": False,
     "buffer_surfaces": False,
     "max_draw_vertices": MAX_DRAW_VERTICES,
     # GLOBAL memory (gallium/numpipe/compute.py): 32 windows of 64 MiB

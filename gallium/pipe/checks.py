@@ -492,17 +492,24 @@ def check_rasterizer_state(templ: Any, support: Support) -> tuple[RasterizerStat
         raise bad_type("state", "a pipe.RasterizerState", templ)
     check_fields(templ, "state")
     cull = check_enum("state.cull_face", Face, templ.cull_face)
+    driver = support.driver
     for name in ("fill_front", "fill_back"):
         mode = check_enum(f"state.{name}", PolygonMode, getattr(templ, name))
-        if mode != PolygonMode.FILL:
-            culled = (name == "fill_front" and cull & Face.FRONT) or (
-                name == "fill_back" and cull & Face.BACK
-            )
-            if not culled:
+        culled = (name == "fill_front" and cull & Face.FRONT) or (
+            name == "fill_back" and cull & Face.BACK
+        )
+        if culled or mode == PolygonMode.FILL:
+            continue
+        if mode == PolygonMode.FILL_RECTANGLE:
+            if not support.fill_rectangle:
                 raise UnsupportedError(
-                    f"state.{name}={mode.name}: only PIPE_POLYGON_MODE_FILL is implemented"
+                    f"state.{name}=FILL_RECTANGLE is not supported by {driver} "
+                    "(PIPE_CAP_POLYGON_MODE_FILL_RECTANGLE is 0)"
                 )
-    driver = support.driver
+        elif not support.polygon_modes:
+            raise UnsupportedError(
+                f"state.{name}={mode.name}: only PIPE_POLYGON_MODE_FILL is implemented"
+            )
     if templ.multisample and not support.multisample:
         raise UnsupportedError(f"multisample rasterization is not implemented by {driver} yet")
     if templ.poly_stipple_enable and not support.polygon_stipple:
@@ -519,6 +526,16 @@ def check_rasterizer_state(templ: Any, support: Support) -> tuple[RasterizerStat
         v = float(getattr(templ, name))
         if not (math.isfinite(v) and v >= 0.0):
             raise bad_value(f"state.{name}", "must be a finite number >= 0", v)
+    for name in ("offset_units", "offset_scale"):
+        v = float(getattr(templ, name))
+        if not math.isfinite(v):
+            raise bad_value(f"state.{name}", "must be a finite number", v)
+    if math.isnan(float(templ.offset_clamp)):
+        raise bad_value("state.offset_clamp", "must be a number (0: no clamp)", templ.offset_clamp)
+    check_int("state.line_stipple_factor", templ.line_stipple_factor, 0, 255)
+    check_int("state.line_stipple_pattern", templ.line_stipple_pattern, 0, 0xFFFF)
+    check_int("state.clip_plane_enable", templ.clip_plane_enable, 0, 0xFF)
+    check_int("state.sprite_coord_enable", templ.sprite_coord_enable, 0, 0xFFFFFFFF)
     return copy.deepcopy(templ), bool(cull & Face.FRONT), bool(cull & Face.BACK)
 
 

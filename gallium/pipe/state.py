@@ -279,6 +279,11 @@ class RasterizerState:
     offset_units: float = 0.0
     offset_scale: float = 0.0
     offset_clamp: float = 0.0
+    # Later Mesa's split of ``depth_clip``; None: as ``depth_clip`` says
+    # (clip at both planes, or at neither and clamp the fragments' depth)
+    depth_clip_near: bool | None = None
+    depth_clip_far: bool | None = None
+    depth_clamp: bool | None = None
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ class Support:
     max_input_size: int  # PIPE_COMPUTE_CAP_MAX_INPUT_SIZE
     multisample: bool  # PIPE_CAP_TEXTURE_MULTISAMPLE
     depth_bounds_test: bool  # PIPE_CAP_DEPTH_BOUNDS_TEST
+    fill_rectangle: bool  # PIPE_CAP_POLYGON_MODE_FILL_RECTANGLE
     driver: str  # the screen's name, for messages
     # No Gallium cap says these; the screen declares what it lacks.
     line_stipple: bool = True
@@ -49,6 +50,7 @@ class Support:
     polygon_stipple: bool = True
     polygon_offset: bool = True
     two_sided_lighting: bool = True
+    polygon_modes: bool = True  # fill_front/fill_back LINE and POINT
     buffer_surfaces: bool = True
     max_draw_vertices: int = 0  # count x instance_count of one draw at most (0: no limit)
     max_global_buffers: int = 0  # set_global_binding slots (0: no GLOBAL memory)
@@ -80,6 +82,7 @@ class Support:
             max_input_size=int(compute(ComputeCap.MAX_INPUT_SIZE)),
             multisample=bool(p(Cap.TEXTURE_MULTISAMPLE)),
             depth_bounds_test=bool(p(Cap.DEPTH_BOUNDS_TEST)),
+            fill_rectangle=bool(p(Cap.POLYGON_MODE_FILL_RECTANGLE)),
             driver=screen.get_name(),
             **uncapped,
         )

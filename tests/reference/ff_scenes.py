@@ -1,0 +1,393 @@
+"""Fixed-function reference scenes: polygon offset, fill modes, two-sided
+colour, provoking vertex, colour clamps, depth clamp, ... rendered by Mesa's
+llvmpipe through a GL 4.5 *compatibility* profile (tools/make_ff_reference.py:
+some of this state -- two-sided colour, polygon and line stipple, point
+smoothing, edge flags -- exists only there) and by numpipe (tests/ffrender.py).
+
+A scene is given once, in GL's terms (what the tool calls), and
+:func:`gallium_state` translates it into Gallium's as Mesa's state tracker
+does for a user framebuffer object (st_atom_rasterizer.c): the winding is
+inverted (``front_ccw``), ``bottom_edge_rule`` is off, the line-stipple
+factor is GL's minus one, and row 0 of the framebuffer is NDC y = -1 (GL's
+bottom row) in both drivers.  Vertices are given in clip space and passed
+through, so both drivers start from the same positions.
+
+The goldens are the colour buffer (PNG for RGBA8, .npy otherwise) and the
+depth buffer's words (.npy: uint16 for Z16, the 24 depth bits of Z24S8 as
+uint32, float32 for Z32F).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+F32 = np.float32
+
+GLSL_VS = """#version 450 compatibility
+layout(location = 0) in vec4 in_pos;
+layout(location = 1) in vec4 in_color;
+layout(location = 2) in vec4 in_back;
+void main() {
+    gl_Position = in_pos;
+    gl_FrontColor = in_color;
+    gl_BackColor = in_back;
+}
+"""
+GLSL_FS = """#version 450 compatibility
+void main() { gl_FragColor = gl_Color; }
+"""
+# the same shaders in TGSI: COLOR outputs (and BCOLOR), an EDGEFLAG output
+# from IN[3].x when the scene has edge flags; the fragment shader reads
+# COLOR with COLOR interpolation (flat when ``flatshade``)
+TGSI_VS = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL IN[2]
+DCL IN[3]
+DCL OUT[0], POSITION
+DCL OUT[1], COLOR
+DCL OUT[2], BCOLOR
+DCL OUT[3], EDGEFLAG
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: MOV OUT[2], IN[2]
+  3: MOV OUT[3], IN[3].xxxx
+  4: END
+"""
+TGSI_FS = """FRAG
+DCL IN[0], COLOR, COLOR
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+@dataclass
+class FFScene:
+    name: str
+    positions: np.ndarray  # (N, 4) clip coordinates
+    colors: np.ndarray  # (N, 4) front colours
+    back: np.ndarray | None = None  # (N, 4) back colours (default: the front ones)
+    edges: np.ndarray | None = None  # (N,) GL edge flags (default: all set)
+    mode: str = "triangles"
+    draws: list = field(default_factory=list)  # (first, count); empty: all
+    width: int = 32
+    height: int = 32
+    color_format: str = "rgba8"
+    clear_color: tuple = (0.0, 0.0, 0.0, 1.0)
+    depth: str | None = None  # "z16" | "z24s8" | "z32f"
+    depth_func: str = "less"
+    clear_depth: float = 1.0
+    depth_range: tuple = (0.0, 1.0)
+    depth_clamp: bool = False
+    # glPolygonOffset(factor, units) / glPolygonOffsetClamp(factor, units, clamp)
+    offset: tuple | None = None
+    offset_modes: tuple = ("fill",)  # GL_POLYGON_OFFSET_FILL / _LINE / _POINT
+    polygon_mode: tuple = ("fill", "fill")  # front, back
+    cull: str | None = None  # "front" | "back" | "front_and_back"
+    front_face: str = "ccw"
+    twoside: bool = False
+    flat: bool = False
+    provoking: str = "last"
+    line_width: float = 1.0
+    point_size: float = 1.0
+    clamp_vertex_color: bool = False
+    note: str = ""
+
+    def draw_list(self) -> list:
+        return self.draws or [(0, self.positions.shape[0])]
+
+    def vertex_data(self) -> np.ndarray:
+        """(N, 16) float32 rows: position, colour, back colour, edge flag (x)."""
+        n = self.positions.shape[0]
+        back = self.colors if self.back is None else self.back
+        edges = np.ones(n, F32) if self.edges is None else self.edges.astype(F32)
+        out = np.zeros((n, 16), F32)
+        out[:, 0:4] = self.positions
+        out[:, 4:8] = self.colors
+        out[:, 8:12] = back
+        out[:, 12] = edges
+        return out
+
+
+def gallium_state(scene: FFScene, pipe) -> dict:
+    """The Gallium rasterizer state (a pipe.RasterizerState) and viewport of a
+    scene, as Mesa's state tracker derives them for a user FBO."""
+    modes = {"fill": pipe.PolygonMode.FILL, "line": pipe.PolygonMode.LINE,
+             "point": pipe.PolygonMode.POINT}  # fmt: skip
+    cull = {None: pipe.Face.NONE, "front": pipe.Face.FRONT, "back": pipe.Face.BACK,
+            "front_and_back": pipe.Face.FRONT_AND_BACK}[scene.cull]  # fmt: skip
+    fill_front, fill_back = modes[scene.polygon_mode[0]], modes[scene.polygon_mode[1]]
+    # st_atom_rasterizer.c: a culled face takes the other face's mode
+    if cull & pipe.Face.FRONT:
+        fill_front = fill_back
+    if cull & pipe.Face.BACK:
+        fill_back = fill_front
+    rast = pipe.RasterizerState(
+        front_ccw=scene.front_face != "ccw",  # (inverted on a user FBO)
+        cull_face=cull,
+        fill_front=fill_front,
+        fill_back=fill_back,
+        flatshade=scene.flat,
+        flatshade_first=scene.provoking == "first",
+        light_twoside=scene.twoside,
+        clamp_vertex_color=scene.clamp_vertex_color,
+        line_width=scene.line_width,
+        point_size=scene.point_size,
+        depth_clip=not scene.depth_clamp,
+    )
+    if scene.offset is not None:
+        factor, units, clamp = (*scene.offset, 0.0)[:3]
+        rast.offset_tri = "fill" in scene.offset_modes
+        rast.offset_line = "line" in scene.offset_modes
+        rast.offset_point = "point" in scene.offset_modes
+        rast.offset_scale, rast.offset_units, rast.offset_clamp = factor, units, clamp
+    n, f = scene.depth_range
+    w, h = scene.width, scene.height
+    viewport = pipe.ViewportState(
+        scale=(w / 2, h / 2, (f - n) / 2), translate=(w / 2, h / 2, (f + n) / 2)
+    )
+    return {"rast": rast, "viewport": viewport}
+
+
+def _grid_triangles(rng: np.random.Generator, n: int, zlo: float, zhi: float) -> np.ndarray:
+    p = np.zeros((3 * n, 4), F32)
+    p[:, 0:2] = rng.uniform(-1.1, 1.1, (3 * n, 2))
+    p[:, 2] = rng.uniform(zlo, zhi, 3 * n)
+    p[:, 3] = 1.0
+    return p
+
+
+def _colors(rng: np.random.Generator, n: int) -> np.ndarray:
+    c = rng.uniform(0.05, 1.0, (n, 4)).astype(F32)
+    c[:, 3] = 1.0
+    return c
+
+
+def _offset_scenes() -> list[FFScene]:
+    """Polygon offset: depth words into Z16, Z24 and Z32F, slopes and units,
+    clamps both ways, filled (llvmpipe's setup) and in the draw module's
+    stages (a back face drawn as lines makes llvmpipe use them for every
+    polygon)."""
+    out = []
+    tri = np.array(
+        [[-0.9, -0.8, 0.1, 1], [0.8, -0.6, 0.7, 1], [-0.2, 0.9, -0.3, 1],
+         [-0.5, 0.7, 0.9, 1], [0.9, 0.4, -0.8, 1], [0.2, -0.9, 0.3, 1]], F32
+    )  # fmt: skip
+    cols = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]] * 2, F32)
+    for fmt in ("z16", "z24s8", "z32f"):
+        for label, off in (
+            ("slope", (1.5, 3.0)),
+            ("units", (0.0, -40.0)),
+            ("clamp", (2.0, 50.0, 0.002)),
+            ("negclamp", (-3.0, -50.0, -0.003)),
+        ):
+            out.append(
+                FFScene(
+                    f"offset_{label}_{fmt}",
+                    tri,
+                    cols,
+                    depth=fmt,
+                    depth_func="always",
+                    offset=off,
+                )
+            )
+        # the draw module's offset: every polygon through its stages, the
+        # back face (here none is back-facing) drawn as lines
+        out.append(
+            FFScene(
+                f"offset_stages_{fmt}",
+                tri,
+                cols,
+                depth=fmt,
+                depth_func="always",
+                offset=(1.5, 3.0),
+                polygon_mode=("fill", "line"),
+            )
+        )
+    rng = np.random.default_rng(25)
+    pos = _grid_triangles(rng, 12, -0.4, 1.3)
+    out.append(
+        FFScene(
+            "offset_many_z24",
+            pos,
+            _colors(rng, pos.shape[0]),
+            depth="z24s8",
+            depth_func="lequal",
+            offset=(-2.0, -8.0),
+            width=48,
+            height=40,
+        )
+    )
+    return out
+
+
+def _fan_positions(n: int, cx: float, cy: float, r: float, z0: float, dz: float) -> np.ndarray:
+    a = np.linspace(0.3, 0.3 + 2 * np.pi, n, endpoint=False)
+    p = np.zeros((n, 4), F32)
+    p[:, 0] = cx + r * np.cos(a)
+    p[:, 1] = cy + r * 0.9 * np.sin(a)
+    p[:, 2] = z0 + dz * np.sin(3 * a)
+    p[:, 3] = 1.0
+    return p
+
+
+def _fill_mode_scenes() -> list[FFScene]:
+    """Polygons drawn as lines and points (draw_pipe_unfilled.c): every
+    primitive kind's boundary edges (quads and polygons hide their inner
+    edges), either provoking vertex, edge flags from the vertices, a
+    polygon half outside the frustum (no edge along the clip plane),
+    front and back faces in different modes, flat and two-sided colour,
+    offset on lines and points, wide lines and big points."""
+    rng = np.random.default_rng(2025)
+    out = []
+    strip = np.zeros((8, 4), F32)
+    strip[:, 0] = np.repeat(np.linspace(-0.85, 0.8, 4), 2) + rng.uniform(-0.05, 0.05, 8)
+    strip[:, 1] = np.tile([-0.7, 0.6], 4) + rng.uniform(-0.1, 0.1, 8)
+    strip[:, 2] = rng.uniform(-0.5, 0.5, 8)
+    strip[:, 3] = 1.0
+    fan = _fan_positions(7, 0.05, -0.05, 0.85, 0.0, 0.4)
+    tris = _grid_triangles(rng, 4, -0.6, 0.6)
+    for mode, pos in (
+        ("triangles", tris),
+        ("triangle_strip", strip),
+        ("triangle_fan", np.concatenate([[[0.0, 0.0, 0.1, 1.0]], fan])),
+        ("quads", strip[[0, 1, 3, 2, 4, 5, 7, 6]]),
+        ("quad_strip", strip),
+        ("polygon", fan),
+    ):
+        cols = _colors(rng, pos.shape[0])
+        for provoking in ("last", "first"):
+            out.append(
+                FFScene(
+                    f"lines_{mode}_{provoking}",
+                    pos,
+                    cols,
+                    mode=mode,
+                    polygon_mode=("line",) * 2,
+                    provoking=provoking,
+                    flat=provoking == "first",
+                )
+            )
+        out.append(
+            FFScene(
+                f"points_{mode}", pos, cols, mode=mode, polygon_mode=("point",) * 2, point_size=3.0
+            )  # fmt: skip
+        )
+    edges = np.array([1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1], F32)
+    out.append(
+        FFScene(
+            "lines_edge_flags",
+            tris,
+            _colors(rng, 12),
+            edges=edges,
+            polygon_mode=("line", "point"),
+            point_size=2.0,
+        )  # fmt: skip
+    )
+    big = np.array([[-1.6, -0.7, 0.2, 1], [1.5, -0.9, 0.0, 1], [0.1, 1.7, -0.2, 1],
+                    [-0.3, -0.2, 1.4, 1], [0.6, 0.1, -0.3, 1], [0.2, 0.7, -1.6, 1]], F32)  # fmt: skip
+    out.append(
+        FFScene(
+            "lines_clipped",
+            big,
+            _colors(rng, 6),
+            polygon_mode=("line", "line"),
+            depth="z24s8",
+            depth_func="always",
+        )  # fmt: skip
+    )
+    out.append(
+        FFScene(
+            "points_clipped", big, _colors(rng, 6), polygon_mode=("point", "point"), point_size=4.0
+        )  # fmt: skip
+    )
+    # front filled, back as lines; back faces culled; wide lines, offset lines and points
+    mixed = _grid_triangles(rng, 10, -0.8, 0.8)
+    out.append(
+        FFScene(
+            "mixed_fill_line",
+            mixed,
+            _colors(rng, 30),
+            polygon_mode=("fill", "line"),
+            depth="z24s8",
+            line_width=2.0,
+            width=48,
+            height=40,
+        )  # fmt: skip
+    )
+    out.append(
+        FFScene(
+            "mixed_point_fill_cull",
+            mixed,
+            _colors(rng, 30),
+            polygon_mode=("point", "fill"),
+            cull="back",
+            point_size=2.5,
+            width=48,
+            height=40,
+        )  # fmt: skip
+    )
+    for fmt in ("z16", "z32f"):
+        out.append(
+            FFScene(
+                f"offset_lines_{fmt}",
+                mixed,
+                _colors(rng, 30),
+                polygon_mode=("line", "point"),
+                offset=(2.0, 4.0),
+                offset_modes=("line", "point"),
+                depth=fmt,
+                depth_func="always",
+                point_size=2.0,
+                width=40,
+                height=40,
+            )
+        )
+    # two-sided colour: back faces take the back colours (filled by
+    # llvmpipe's setup, and through the draw module's stages when some
+    # polygons are lines)
+    back = _colors(rng, 30)
+    for label, pm, flat in (("fill", ("fill", "fill"), False), ("flat", ("fill", "fill"), True),
+                            ("lines", ("line", "fill"), False)):  # fmt: skip
+        out.append(
+            FFScene(
+                f"twoside_{label}",
+                mixed,
+                _colors(rng, 30),
+                back=back,
+                twoside=True,
+                polygon_mode=pm,
+                flat=flat,
+                width=48,
+                height=40,
+            )  # fmt: skip
+        )
+    out.append(
+        FFScene(
+            "twoside_cw_front",
+            mixed,
+            _colors(rng, 30),
+            back=back,
+            twoside=True,
+            front_face="cw",
+            provoking="first",
+            flat=True,
+            width=48,
+            height=40,
+        )  # fmt: skip
+    )
+    return out
+
+
+def all_scenes() -> list[FFScene]:
+    return _offset_scenes() + _fill_mode_scenes()
+
+
+def scene_by_name(name: str) -> FFScene:
+    for s in all_scenes():
+        if s.name == name:
+            return s
+    raise KeyError(name)

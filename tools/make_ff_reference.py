@@ -57,7 +57,7 @@ def render(name: str) -> None:
         gl.fn("glEnableClientState", None, C.c_uint)(GL_EDGE_FLAG_ARRAY)
         gl._keep_flags = flags
     gl.ClampColor(GL_CLAMP_VERTEX_COLOR, 1 if s.clamp_vertex_color else 0)
-    gl.ClampColor(GL_CLAMP_FRAGMENT_COLOR, 0)
+    gl.ClampColor(GL_CLAMP_FRAGMENT_COLOR, 1 if s.clamp_fragment_color else 0)
     gl.ClearColor(*s.clear_color)
     gl.ClearDepth(s.clear_depth)
     gl.Clear(0x4000 | (0x0500 if s.depth else 0))

@@ -59,6 +59,9 @@ class FragmentState:
     depth_clamp: tuple[float, float] = (0.0, 1.0)
     sample_mask_zero: bool = False
     logicop: Any = None
+    # clamp_fragment_color: colour outputs clamped to [0, 1] before the
+    # fragment operations
+    clamp_color: bool = False
     stats: dict[str, int] = field(default_factory=dict)
     # The shader takes derivatives (DDX/DDY, or sampling with an implicit LOD):
     # its lanes must come in 2x2 quads.  Otherwise one lane per covered pixel.
@@ -170,8 +173,8 @@ def _alike(a: FragmentState, b: FragmentState) -> bool:
         or a.dsa != b.dsa
         or (a.coord_lower_left, a.coord_integer_center, a.fb_height)
         != (b.coord_lower_left, b.coord_integer_center, b.fb_height)
-        or (a.depth_clamp, a.sample_mask_zero, a.logicop)
-        != (b.depth_clamp, b.sample_mask_zero, b.logicop)
+        or (a.depth_clamp, a.sample_mask_zero, a.logicop, a.clamp_color)
+        != (b.depth_clamp, b.sample_mask_zero, b.logicop, b.clamp_color)
         or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
         or (a.msaa, a.sample) != (b.msaa, b.sample)
         or getattr(a, "src1_output", None) != getattr(b, "src1_output", None)

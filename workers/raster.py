@@ -2136,9 +2136,24 @@ def _resolve_and_write(scene, state, ts, geom, tri, px, py, alive, outputs, z, b
 # ----------------------------------------------------------------------------
 
 
+def _clamp_colours(state: FragmentState, outputs: dict) -> dict:
+    """clamp_fragment_color: the colour outputs clamped to [0, 1] (NaN to 0,
+    as a max then a min of llvmpipe's do)."""
+    regs = {r for r in state.color_outputs if r is not None}
+    regs.add(getattr(state, "src1_output", None))
+    out = dict(outputs)
+    for r in regs:
+        if r in out:
+            v = np.asarray(out[r])
+            out[r] = np.where(v > 0, np.where(v < 1, v, F32(1.0)), F32(0.0)).astype(F32)
+    return out
+
+
 def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs, z, facing, band):
     """Alpha test, alpha-to-coverage and sample mask, depth/stencil, count,
     colour writes for one set of distinct pixels."""
+    if state.clamp_color:
+        outputs = _clamp_colours(state, outputs)
     if state.depth_output is not None and state.depth_output in outputs:
         z = np.asarray(outputs[state.depth_output][2], F32)
     alpha = state.dsa.alpha
@@ -2198,6 +2213,8 @@ def _sample_ops(state: FragmentState, idx, dense: bool, alive, outputs):
 
 def _colour_writes(scene, state: FragmentState, idx, dense: bool, alive, outputs) -> None:
     """Blend and write every bound colour buffer for the given pixels."""
+    if state.clamp_color:
+        outputs = _clamp_colours(state, outputs)
     src1_reg = getattr(state, "src1_output", None)
     for i, target in enumerate(scene.cbufs):
         if target is None or i >= len(state.color_outputs):

@@ -145,11 +145,14 @@ def _frac(x: np.ndarray) -> np.ndarray:
     return (x - np.floor(x)).astype(F32)
 
 
-def line_corners(win, lines, width: float, half_pixel_center: bool):
+def line_corners(win, lines, width: float, half_pixel_center: bool, last_pixel: bool = False):
     """The parallelogram of each segment in 1/256 pixel (lp_setup_line.c,
     non-rectangular lines): (x (L, 4), y (L, 4), keep (L,), info_dx, info_dy,
     oneoverarea), the last three for the attribute planes (see the module
-    docstring); ``keep`` drops zero-length segments."""
+    docstring); ``keep`` drops zero-length segments.  ``last_pixel``
+    (line_last_pixel): the end's pixel is drawn whatever the diamond-exit
+    rule says -- the end moves to its pixel's far side along the major axis
+    (llvmpipe ignores the state; this is the spec's meaning)."""
     po = F32(0.5) if half_pixel_center else F32(0.0)
     x1, y1 = win[lines[:, 0], 0].astype(F32), win[lines[:, 0], 1].astype(F32)
     x2, y2 = win[lines[:, 1], 0].astype(F32), win[lines[:, 1], 1].astype(F32)
@@ -207,6 +210,9 @@ def line_corners(win, lines, width: float, half_pixel_center: bool):
         xo_e = np.where(neg, -x2d - half, -x2d + half).astype(F32)  # moves the end end
         mv_s = wds != ds_x
         mv_e = wde != de_x
+        if last_pixel:  # the end on its pixel's far side: the pixel drawn, the next not
+            xo_e = np.where(neg, -x2d + half, -x2d - half).astype(F32)
+            mv_e = np.ones_like(mv_e)
         # x_offset goes with corners 0/3 (V1), x_offset_end with 1/2 (V2)
         # dx >= 0: V1 = v1 (start), V2 = v2;  dx < 0: V1 = v2, V2 = v1
         off_v1 = np.where(neg, np.where(mv_e, xo_e, F32(0)), np.where(mv_s, xo_s, F32(0)))
@@ -259,6 +265,9 @@ def line_corners(win, lines, width: float, half_pixel_center: bool):
         yo_e = np.where(pos_dy, -y2d + half, -y2d - half).astype(F32)
         mv_s = wds_y != ds_y
         mv_e = wde_y != de_y
+        if last_pixel:
+            yo_e = np.where(pos_dy, -y2d - half, -y2d + half).astype(F32)
+            mv_e = np.ones_like(mv_e)
         # dy <= 0: V1 = v1, V2 = v2;  dy > 0: swapped
         yoff_v1 = np.where(pos_dy, np.where(mv_e, yo_e, F32(0)), np.where(mv_s, yo_s, F32(0)))
         yoff_v2 = np.where(pos_dy, np.where(mv_s, yo_s, F32(0)), np.where(mv_e, yo_e, F32(0)))
@@ -287,7 +296,7 @@ def _between(v: np.ndarray, closed_low: bool) -> np.ndarray:
 
 def setup_lines(
     win, oow, lines, attrs, interp, *, width, region, half_pixel_center, bottom_edge_rule,
-    prim_ids, flat_values, multisample=False,
+    prim_ids, flat_values, multisample=False, last_pixel=False,
 ) -> TriangleSet:  # fmt: skip
     """Set up segments ``lines`` (L, 2) as llvmpipe does: two triangles each
     over its parallelogram, with the line's own attribute, z and 1/w planes.
@@ -295,7 +304,7 @@ def setup_lines(
     k = attrs.shape[1]
     if lines.shape[0] == 0:
         return empty_set(k)
-    X, Y, keep, idx_dx, idx_dy, ooa = line_corners(win, lines, width, half_pixel_center)
+    X, Y, keep, idx_dx, idx_dy, ooa = line_corners(win, lines, width, half_pixel_center, last_pixel)
     lines, X, Y = lines[keep], X[keep], Y[keep]
     idx_dx, idx_dy, ooa = idx_dx[keep], idx_dy[keep], ooa[keep]
     prim_ids, flat_values = prim_ids[keep], flat_values[keep]

@@ -134,6 +134,7 @@ class VertexProgram:
     edgeflag: Any = None  # the vertex shader's EDGEFLAG output register
     clip_near: bool = True
     clip_far: bool = True
+    clamp_color: bool = False  # clamp_vertex_color
 
     @property
     def interp(self) -> list[str]:
@@ -415,6 +416,8 @@ class DrawPipeline:
         res = vs.run_vertex_shader(
             prog.vs, fetched, n, consts, sysvals, prog.vs_textures, prog.vs_memory
         )
+        if prog.clamp_color and prog.gs is None and prog.tess is None:
+            vs.clamp_colors(prog.vs.kernel, res)  # (the last vertex stage's colours)
         verts.res = res
         verts.pos = vs.positions(prog.vs.kernel, res, n)
         if prog.gs is None and prog.tess is None:
@@ -571,7 +574,8 @@ class DrawPipeline:
                     pieces.win, pieces.oow, segs, attrs, interp,
                     width=min(rast.line_width, prog.max_line_width), region=region,
                     bottom_edge_rule=rast.bottom_edge_rule, prim_ids=pieces.prim_ids[tri_of],
-                    flat_values=attrs[segs[:, 0 if rast.flatshade_first else 1]], **common,
+                    flat_values=attrs[segs[:, 0 if rast.flatshade_first else 1]],
+                    last_pixel=rast.line_last_pixel, **common,
                 )  # fmt: skip
             else:
                 pts, tri_of = run[1], run[2]
@@ -713,6 +717,7 @@ class DrawPipeline:
             width=min(rast.line_width, prog.max_line_width), region=group[0].region,
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
             multisample=prog.multisample, prim_ids=kept, flat_values=flat,
+            last_pixel=rast.line_last_pixel,
         )  # fmt: skip
         seg = ts.prim_id.astype(np.int64)
         ts.prim_id = tags[seg] << 32 | prims[seg]
@@ -739,6 +744,10 @@ class DrawPipeline:
             gs, prog.last_vertex_stage, verts.res, verts.pos, verts_in, prim_ids, tags, consts,
             prog.gs_textures, other, prog.gs_memory,
         )  # fmt: skip
+        if prog.clamp_color:
+            for r in vs.color_registers(gs.kernel):
+                if r in out.outputs:
+                    out.outputs[r] = vs.clamp_unit(out.outputs[r])
         self.yield_point()
         kind = gs.shader.get_property("GS_OUTPUT_PRIMITIVE")
         so_counts = None
@@ -1025,6 +1034,8 @@ class _TessVertices:
         self.n = out.n
         self.res = _Outputs(out.outputs)
         kernel = prog.tess.tes.kernel
+        if prog.clamp_color and prog.gs is None:  # (the last vertex stage's colours)
+            vs.clamp_colors(kernel, self.res)
         self.pos = vs.positions(kernel, self.res, self.n)
         polygons = group[0].kind == TRIANGLES  # (the extra slots serve polygons only)
         self.attrs = (
@@ -1045,7 +1056,8 @@ class _TessVertices:
         its polygon's stipple count anew, as the draw module's triangles do)."""
         from .assemble import edge_flags
 
-        return np.tile(edge_flags(Prim.TRIANGLES, 3, np.zeros(0, np.int64), False), len(self.out.prims))
+        one = edge_flags(Prim.TRIANGLES, 3, np.zeros(0, np.int64), False)
+        return np.tile(one, len(self.out.prims))
 
     def draw_counts(self, k: int, **fields: Any) -> DrawCounts:
         if self.group[0].program.gs is None:  # the tessellator's primitives

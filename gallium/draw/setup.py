@@ -110,7 +110,10 @@ def setup_triangles(
 
     # Fixed-point snap (lp_setup_tri.c calc_fixed_position): float32 maths then RNE.
     xy = win[:, :2]
-    fixed = np.rint((xy - pixel_offset).astype(F32, copy=False) * F32(FIXED_ONE)).astype(np.int64)
+    with np.errstate(invalid="ignore", over="ignore"):  # (non-finite vertices: dropped below)
+        fixed = np.rint((xy - pixel_offset).astype(F32, copy=False) * F32(FIXED_ONE)).astype(
+            np.int64
+        )
     # the boxes' coordinates: the snapped ones, or pixel corners for multisampling
     corner = round(float(pixel_offset) * FIXED_ONE) if multisample else 0
     plain = offset is None and twoside is None and (nslots is None or nslots == attrs.shape[1])

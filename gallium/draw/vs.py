@@ -153,3 +153,24 @@ def _bcast(v: Any, n: int, dtype: Any = None) -> np.ndarray:
     if a.ndim == 0:
         return np.full(n, a, dtype=a.dtype)
     return a
+
+
+def clamp_unit(v: Any) -> Any:
+    """A vertex colour clamped to [0, 1] as llvmpipe's draw module clamps it
+    (a max with 0, then a min with 1: NaN becomes 0)."""
+    a = np.asarray(v)
+    if a.dtype != F32:
+        a = a.view(F32) if a.dtype.itemsize == 4 and a.dtype.kind in "iu" else a.astype(F32)
+    return np.where(a > 0, np.where(a < 1, a, F32(1.0)), F32(0.0)).astype(F32)
+
+
+def color_registers(kernel: Any) -> list[int]:
+    """The stage's COLOR and BCOLOR output registers (clamp_vertex_color)."""
+    return [r for r, d in kernel.output_decls.items() if d.semantic in ("COLOR", "BCOLOR")]
+
+
+def clamp_colors(kernel: Any, res: Any) -> None:
+    """clamp_vertex_color on a vertex kernel's results, in place."""
+    for r in color_registers(kernel):
+        if r in res.outputs:
+            res.outputs[r] = [clamp_unit(c) for c in res.outputs[r]]

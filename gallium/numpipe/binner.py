@@ -59,6 +59,7 @@ class FragmentBase:
         "fs",
         "fs_inputs",
         "memory",
+        "raster",
         "sample_mask",
         "sample_opts",
         "stat_queries",
@@ -290,6 +291,8 @@ class Binner:
         origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
         center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
         fs_inputs = frag.fs_inputs
+        depth_clamp, clamp_color = frag.raster
+        plain = memory is None and not clamp_color
         st = FragmentState(
             kernel=kern,
             fs_inputs=fs_inputs,
@@ -308,10 +311,13 @@ class Binner:
             fb_height=scene.height,
             counters=frag.counters,
             needs_quads=needs_quads(fs.shader),
-            passthrough=None if memory is not None else passthrough_slots(kern, fs_inputs),
-            texpass=None if memory is not None else texpass_info(kern, fs_inputs),
+            # (clamped colours are the shader's outputs clamped: no plane shortcuts)
+            passthrough=passthrough_slots(kern, fs_inputs) if plain else None,
+            texpass=texpass_info(kern, fs_inputs) if plain else None,
             memory=memory,
             side_effects=memory is not None and writes_memory(fs.shader),
+            depth_clamp=depth_clamp,
+            clamp_color=clamp_color,
         )
         dsa = frag.dsa.state
         ms = st.msaa = sample_state(frag, scene)

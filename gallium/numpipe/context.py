@@ -205,7 +205,20 @@ def polygon_program(rast: RasterizerState, last: Any, link: list, pipeline: bool
         "edgeflag": last.output_index("EDGEFLAG"),
         "clip_near": near,
         "clip_far": far,
+        "clamp_color": bool(rast.clamp_vertex_color),
     }
+
+
+def _fragment_fields(rast: RasterizerState) -> tuple:
+    """The rasterizer fields the fragment side reads (FragmentBase)."""
+    return (
+        rast.multisample,
+        rast.half_pixel_center,
+        depth_clip_modes(rast)[2],
+        rast.clip_halfz,
+        rast.clamp_fragment_color,
+        rast.poly_stipple_enable,
+    )
 
 
 def depth_clip_modes(rast: RasterizerState) -> tuple[bool, bool, bool]:
@@ -396,9 +409,9 @@ class NumpipeContext:
         old = self._rast.state
         self._rast = cso if cso is not None else self._default_rast
         self._invalidate("program", "region")
-        new = self._rast.state
-        if (old.multisample, old.half_pixel_center) != (new.multisample, new.half_pixel_center):
-            # (the multisample state: FragmentBase.sample_opts)
+        if _fragment_fields(old) != _fragment_fields(self._rast.state):
+            # (the multisample state: FragmentBase.sample_opts; depth clamp,
+            # colour clamp, stipple: FragmentBase.raster)
             self._snap["fbase"] = self._snap["frag"] = None
 
     def destroy_rasterizer_state(self, cso: RasterizerCSO) -> None:
@@ -765,6 +778,8 @@ class NumpipeContext:
         for i, vp in enumerate(viewports):
             self._viewports[start + i] = vp
         self._invalidate("viewport")
+        if depth_clip_modes(self._rast.state)[2]:  # (fragments clamp to its depth range)
+            self._invalidate("fbase", "frag")
 
     def set_window_rectangles(self, include: bool, rects: Sequence[ScissorState]) -> None:
         """Clip later draws to (or away from) up to 8 rectangles (window.py)."""
@@ -1578,7 +1593,9 @@ class NumpipeContext:
         )
         rast = self._rast.state
         sample_opts = (self._min_samples, bool(rast.multisample), bool(rast.half_pixel_center))
+        raster = self._fragment_raster_state()
         key = (  # (by identity: the base keeps the objects alive)
+            raster,
             id(fs),
             tkey,
             id(self._blend),
@@ -1613,8 +1630,24 @@ class NumpipeContext:
                 counters=counters,
                 stat_queries=stat_queries,
                 memory=memory,
+                raster=raster,
             )
         return base
+
+    def _fragment_raster_state(self) -> tuple:
+        """The rasterizer state fragments see: ((depth clamp range), clamp
+        fragment colours) -- the viewport's depth range (within [0, 1],
+        where llvmpipe always restricts depth) when depth clamping is on."""
+        rast = self._rast.state
+        lo, hi = 0.0, 1.0
+        if depth_clip_modes(rast)[2]:  # (util_viewport_zmin_zmax, in float32)
+            vp = self._viewports[0]
+            s, t = F32(vp.scale[2]), F32(vp.translate[2])
+            near = t if rast.clip_halfz else F32(t - s)
+            far = F32(t + s)
+            lo = float(min(max(min(near, far), 0.0), 1.0))
+            hi = float(min(max(max(near, far), 0.0), 1.0))
+        return ((lo, hi), bool(rast.clamp_fragment_color))
 
     def _part_ftex(self, resources: list, deps: list) -> tuple:
         """The fragment stage's texture bindings and their key (see _stage_textures)."""

@@ -183,6 +183,27 @@ RASTERIZERS = [
     pipe.RasterizerState(cull_face=pipe.Face.BACK),
     pipe.RasterizerState(flatshade=True, point_size=3.0, line_width=2.0),
     pipe.RasterizerState(scissor=True, front_ccw=True, point_size=1.5),
+    # polygon offset in llvmpipe's setup; the first vertex provokes
+    pipe.RasterizerState(offset_tri=True, offset_units=4.0, offset_scale=1.5, flatshade_first=True),
+    # the draw module's polygon stages: fill modes, offset per vertex, two-sided colour
+    pipe.RasterizerState(
+        fill_front=pipe.PolygonMode.LINE,
+        fill_back=pipe.PolygonMode.POINT,
+        offset_line=True,
+        offset_point=True,
+        offset_units=-3.0,
+        offset_clamp=-0.001,
+        point_size=2.0,
+        light_twoside=True,
+    ),
+    pipe.RasterizerState(
+        depth_clip=False,
+        clamp_vertex_color=True,
+        clamp_fragment_color=True,
+        line_last_pixel=True,
+        fill_back=pipe.PolygonMode.LINE,
+        line_width=3.0,
+    ),
     pipe.RasterizerState(rasterizer_discard=True),
 ]
 MODES = [

@@ -94,6 +94,7 @@ class FFScene:
     line_width: float = 1.0
     point_size: float = 1.0
     clamp_vertex_color: bool = False
+    clamp_fragment_color: bool = False
     note: str = ""
 
     def draw_list(self) -> list:
@@ -115,10 +116,17 @@ class FFScene:
 def gallium_state(scene: FFScene, pipe) -> dict:
     """The Gallium rasterizer state (a pipe.RasterizerState) and viewport of a
     scene, as Mesa's state tracker derives them for a user FBO."""
-    modes = {"fill": pipe.PolygonMode.FILL, "line": pipe.PolygonMode.LINE,
-             "point": pipe.PolygonMode.POINT}  # fmt: skip
-    cull = {None: pipe.Face.NONE, "front": pipe.Face.FRONT, "back": pipe.Face.BACK,
-            "front_and_back": pipe.Face.FRONT_AND_BACK}[scene.cull]  # fmt: skip
+    modes = {
+        "fill": pipe.PolygonMode.FILL,
+        "line": pipe.PolygonMode.LINE,
+        "point": pipe.PolygonMode.POINT,
+    }
+    cull = {
+        None: pipe.Face.NONE,
+        "front": pipe.Face.FRONT,
+        "back": pipe.Face.BACK,
+        "front_and_back": pipe.Face.FRONT_AND_BACK,
+    }[scene.cull]
     fill_front, fill_back = modes[scene.polygon_mode[0]], modes[scene.polygon_mode[1]]
     # st_atom_rasterizer.c: a culled face takes the other face's mode
     if cull & pipe.Face.FRONT:
@@ -134,6 +142,7 @@ def gallium_state(scene: FFScene, pipe) -> dict:
         flatshade_first=scene.provoking == "first",
         light_twoside=scene.twoside,
         clamp_vertex_color=scene.clamp_vertex_color,
+        clamp_fragment_color=scene.clamp_fragment_color,
         line_width=scene.line_width,
         point_size=scene.point_size,
         depth_clip=not scene.depth_clamp,
@@ -144,10 +153,12 @@ def gallium_state(scene: FFScene, pipe) -> dict:
         rast.offset_line = "line" in scene.offset_modes
         rast.offset_point = "point" in scene.offset_modes
         rast.offset_scale, rast.offset_units, rast.offset_clamp = factor, units, clamp
-    n, f = scene.depth_range
+    # (_mesa_get_viewport_xform: float arithmetic on the float depth range)
+    n, f = F32(scene.depth_range[0]), F32(scene.depth_range[1])
+    half = F32((f - n) / F32(2.0))
     w, h = scene.width, scene.height
     viewport = pipe.ViewportState(
-        scale=(w / 2, h / 2, (f - n) / 2), translate=(w / 2, h / 2, (f + n) / 2)
+        scale=(w / 2, h / 2, float(half)), translate=(w / 2, h / 2, float(F32(n + half)))
     )
     return {"rast": rast, "viewport": viewport}
 
@@ -173,9 +184,16 @@ def _offset_scenes() -> list[FFScene]:
     polygon)."""
     out = []
     tri = np.array(
-        [[-0.9, -0.8, 0.1, 1], [0.8, -0.6, 0.7, 1], [-0.2, 0.9, -0.3, 1],
-         [-0.5, 0.7, 0.9, 1], [0.9, 0.4, -0.8, 1], [0.2, -0.9, 0.3, 1]], F32
-    )  # fmt: skip
+        [
+            [-0.9, -0.8, 0.1, 1],
+            [0.8, -0.6, 0.7, 1],
+            [-0.2, 0.9, -0.3, 1],
+            [-0.5, 0.7, 0.9, 1],
+            [0.9, 0.4, -0.8, 1],
+            [0.2, -0.9, 0.3, 1],
+        ],
+        F32,
+    )
     cols = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]] * 2, F32)
     for fmt in ("z16", "z24s8", "z32f"):
         for label, off in (
@@ -274,7 +292,7 @@ def _fill_mode_scenes() -> list[FFScene]:
         out.append(
             FFScene(
                 f"points_{mode}", pos, cols, mode=mode, polygon_mode=("point",) * 2, point_size=3.0
-            )  # fmt: skip
+            )
         )
     edges = np.array([1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1], F32)
     out.append(
@@ -285,10 +303,19 @@ def _fill_mode_scenes() -> list[FFScene]:
             edges=edges,
             polygon_mode=("line", "point"),
             point_size=2.0,
-        )  # fmt: skip
+        )
     )
-    big = np.array([[-1.6, -0.7, 0.2, 1], [1.5, -0.9, 0.0, 1], [0.1, 1.7, -0.2, 1],
-                    [-0.3, -0.2, 1.4, 1], [0.6, 0.1, -0.3, 1], [0.2, 0.7, -1.6, 1]], F32)  # fmt: skip
+    big = np.array(
+        [
+            [-1.6, -0.7, 0.2, 1],
+            [1.5, -0.9, 0.0, 1],
+            [0.1, 1.7, -0.2, 1],
+            [-0.3, -0.2, 1.4, 1],
+            [0.6, 0.1, -0.3, 1],
+            [0.2, 0.7, -1.6, 1],
+        ],
+        F32,
+    )
     out.append(
         FFScene(
             "lines_clipped",
@@ -297,12 +324,12 @@ def _fill_mode_scenes() -> list[FFScene]:
             polygon_mode=("line", "line"),
             depth="z24s8",
             depth_func="always",
-        )  # fmt: skip
+        )
     )
     out.append(
         FFScene(
             "points_clipped", big, _colors(rng, 6), polygon_mode=("point", "point"), point_size=4.0
-        )  # fmt: skip
+        )
     )
     # front filled, back as lines; back faces culled; wide lines, offset lines and points
     mixed = _grid_triangles(rng, 10, -0.8, 0.8)
@@ -316,7 +343,7 @@ def _fill_mode_scenes() -> list[FFScene]:
             line_width=2.0,
             width=48,
             height=40,
-        )  # fmt: skip
+        )
     )
     out.append(
         FFScene(
@@ -328,7 +355,7 @@ def _fill_mode_scenes() -> list[FFScene]:
             point_size=2.5,
             width=48,
             height=40,
-        )  # fmt: skip
+        )
     )
     for fmt in ("z16", "z32f"):
         out.append(
@@ -350,8 +377,11 @@ def _fill_mode_scenes() -> list[FFScene]:
     # llvmpipe's setup, and through the draw module's stages when some
     # polygons are lines)
     back = _colors(rng, 30)
-    for label, pm, flat in (("fill", ("fill", "fill"), False), ("flat", ("fill", "fill"), True),
-                            ("lines", ("line", "fill"), False)):  # fmt: skip
+    for label, pm, flat in (
+        ("fill", ("fill", "fill"), False),
+        ("flat", ("fill", "fill"), True),
+        ("lines", ("line", "fill"), False),
+    ):
         out.append(
             FFScene(
                 f"twoside_{label}",
@@ -363,7 +393,7 @@ def _fill_mode_scenes() -> list[FFScene]:
                 flat=flat,
                 width=48,
                 height=40,
-            )  # fmt: skip
+            )
         )
     out.append(
         FFScene(
@@ -377,13 +407,68 @@ def _fill_mode_scenes() -> list[FFScene]:
             flat=True,
             width=48,
             height=40,
-        )  # fmt: skip
+        )
     )
     return out
 
 
+def _clamp_scenes() -> list[FFScene]:
+    """Depth clamping (GL_DEPTH_CLAMP: no near/far clipping, fragment depth
+    clamped to the depth range), and the vertex and fragment colour clamps
+    into a float target (colours beyond [0, 1])."""
+    rng = np.random.default_rng(7)
+    out = []
+    deep = np.array(
+        [
+            [-0.9, -0.9, -1.6, 1],
+            [0.9, -0.7, 0.4, 1],
+            [0.1, 0.95, 1.7, 1],
+            [-0.8, 0.6, 2.5, 1.5],
+            [0.7, 0.9, -2.2, 1.2],
+            [0.5, -0.95, 0.0, 1],
+        ],
+        F32,
+    )
+    for fmt in ("z16", "z32f"):
+        for label, dr in (("full", (0.0, 1.0)), ("range", (0.2, 0.7)), ("reversed", (0.9, 0.3))):
+            out.append(
+                FFScene(
+                    f"depth_clamp_{label}_{fmt}",
+                    deep,
+                    _colors(rng, 6),
+                    depth=fmt,
+                    depth_func="always",
+                    depth_clamp=True,
+                    depth_range=dr,
+                )
+            )
+    out.append(
+        FFScene(
+            "depth_clip_range_z16",
+            deep,
+            _colors(rng, 6),
+            depth="z16",
+            depth_func="always",
+            depth_range=(0.2, 0.7),
+        )
+    )
+    loud = rng.uniform(-0.8, 2.2, (6, 4)).astype(F32)
+    for vert, frag in ((False, False), (True, False), (False, True)):
+        out.append(
+            FFScene(
+                f"clamp_color_v{int(vert)}_f{int(frag)}",
+                deep[[0, 1, 2, 5, 4, 3]],
+                loud,
+                color_format="rgba32f",
+                clamp_vertex_color=vert,
+                clamp_fragment_color=frag,
+            )
+        )
+    return out
+
+
 def all_scenes() -> list[FFScene]:
-    return _offset_scenes() + _fill_mode_scenes()
+    return _offset_scenes() + _fill_mode_scenes() + _clamp_scenes()
 
 
 def scene_by_name(name: str) -> FFScene:

@@ -1,0 +1,306 @@
+"""Rasterizer state fields one by one, with exact expected values: discard,
+line_last_pixel, the split depth-clip fields, the colour clamps, polygon
+offset's units and clamp, fill modes' edge flags, two-sided colour.
+(tests/test_ff_reference.py checks the same state against llvmpipe's images
+and depth words.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import read_rgba8
+
+from gallium import pipe
+
+W, H = 24, 16
+VS = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], COLOR
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: END
+"""
+VS_TWOSIDE = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], COLOR
+DCL OUT[2], BCOLOR
+IMM[0] FLT32 {1.0, 0.0, 0.0, 1.0}
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: MOV OUT[2], IMM[0]
+  3: END
+"""
+# the colour's alpha as the edge flag
+VS_EDGEFLAG = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], COLOR
+DCL OUT[2], EDGEFLAG
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: MOV OUT[2], IN[1].wwww
+  3: END
+"""
+FS = """FRAG
+DCL IN[0], COLOR, COLOR
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+def _setup(screen, ctx, rast, fmt=pipe.Format.R8G8B8A8_UNORM, zs=None, vs=VS):
+    T = pipe.TextureTarget
+    rt = screen.resource_create(
+        pipe.ResourceTemplate(
+            target=T.TEXTURE_2D, format=fmt, width0=W, height0=H, bind=pipe.Bind.RENDER_TARGET
+        )
+    )
+    zsurf = zres = None
+    if zs is not None:
+        zres = screen.resource_create(
+            pipe.ResourceTemplate(
+                target=T.TEXTURE_2D, format=zs, width0=W, height0=H, bind=pipe.Bind.DEPTH_STENCIL
+            )
+        )
+        zsurf = ctx.create_surface(zres, pipe.SurfaceTemplate(format=zs))
+    ctx.set_framebuffer_state(
+        pipe.FramebufferState(
+            width=W, height=H, cbufs=[ctx.create_surface(rt, pipe.SurfaceTemplate(format=fmt))],
+            zsbuf=zsurf,
+        )
+    )  # fmt: skip
+    ctx.set_viewport_states(
+        0, [pipe.ViewportState(scale=(W / 2, H / 2, 0.5), translate=(W / 2, H / 2, 0.5))]
+    )
+    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=vs)))
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS)))
+    ctx.bind_vertex_elements_state(
+        ctx.create_vertex_elements_state(
+            [
+                pipe.VertexElement(0, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+                pipe.VertexElement(16, 0, 0, pipe.Format.R32G32B32A32_FLOAT),
+            ]
+        )
+    )
+    ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
+    return rt, zres
+
+
+def _px(x: float, y: float, z: float = 0.0, w: float = 1.0) -> list[float]:
+    """Clip coordinates of window position (x, y) (pixels; y = row)."""
+    return [(x / W * 2 - 1) * w, (y / H * 2 - 1) * w, z * w, w]
+
+
+def _draw(ctx, verts, colors, mode=pipe.Prim.TRIANGLES):
+    data = np.array([[*v, *c] for v, c in zip(verts, colors)], np.float32)
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=data)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=mode, start=0, count=len(verts)))
+
+
+RED, GREEN = (1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 1.0)
+TRI = [_px(2, 2), _px(20, 3), _px(6, 14)]  # clockwise on screen (rows grow downward)
+
+
+def test_rasterizer_discard_counts_primitives_and_draws_nothing(ctx, screen):
+    rt, _ = _setup(screen, ctx, pipe.RasterizerState(rasterizer_discard=True))
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 1.0, 1.0))
+    gen = ctx.create_query(pipe.QueryType.PRIMITIVES_GENERATED)
+    stats = ctx.create_query(pipe.QueryType.PIPELINE_STATISTICS)
+    occ = ctx.create_query(pipe.QueryType.OCCLUSION_COUNTER)
+    for q in (gen, stats, occ):
+        ctx.begin_query(q)
+    _draw(ctx, TRI + TRI, [GREEN] * 6)
+    for q in (gen, stats, occ):
+        ctx.end_query(q)
+    assert ctx.get_query_result(gen, True) == (True, 2)
+    ok, st = ctx.get_query_result(stats, True)
+    assert ok
+    assert (st.ia_vertices, st.ia_primitives, st.vs_invocations) == (6, 2, 6)
+    # (llvmpipe counts the clipper's invocations -- draw_stats_clipper_primitives
+    # runs before the discard -- and no clipped primitive reaches its setup)
+    assert (st.c_invocations, st.c_primitives, st.ps_invocations) == (2, 0, 0)
+    assert ctx.get_query_result(occ, True) == (True, 0)
+    assert (read_rgba8(ctx, rt) == [0, 0, 255, 255]).all()
+    # discard off again: the same draw draws
+    ctx.bind_rasterizer_state(ctx.create_rasterizer_state(pipe.RasterizerState()))
+    _draw(ctx, TRI, [GREEN] * 3)
+    assert (read_rgba8(ctx, rt) == [0, 255, 0, 255]).all(axis=-1).sum() > 50
+
+
+def test_line_last_pixel_draws_the_end_pixel(ctx, screen):
+    for last, want in ((False, list(range(3, 10))), (True, list(range(3, 11)))):
+        rt, _ = _setup(screen, ctx, pipe.RasterizerState(line_last_pixel=last))
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        _draw(ctx, [_px(3.5, 5.5), _px(10.5, 5.5)], [GREEN] * 2, pipe.Prim.LINES)
+        img = read_rgba8(ctx, rt)
+        lit = np.argwhere(img[..., 1] == 255)
+        assert lit[:, 0].tolist() == [5] * len(want), last
+        assert lit[:, 1].tolist() == want, last
+
+
+def _depth_words(ctx, zres):
+    data, xfer = ctx.transfer_map(zres, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1))
+    words = np.array(data[0]).view(np.float32)[..., 0]
+    ctx.transfer_unmap(xfer)
+    return words
+
+
+@pytest.mark.parametrize(
+    ("fields", "drawn", "depth"),
+    [
+        ({}, False, None),  # clipped at the near plane: nothing left
+        ({"depth_clip": False}, True, 0.0),  # no clipping, depth clamped
+        ({"depth_clip_near": False}, True, 0.0),  # near plane off, no clamp: z < 0 -> 0
+        ({"depth_clip_near": False, "depth_clamp": False}, True, 0.0),
+        ({"depth_clip": False, "depth_clip_near": True}, False, None),
+    ],
+)
+def test_depth_clip_near_far_and_clamp(ctx, screen, fields, drawn, depth):
+    """A triangle wholly in front of the near plane (z = -1.5 w): dropped by
+    near clipping, drawn without it, its depth clamped to [0, 1] either way
+    (llvmpipe restricts every fragment's depth to [0, 1])."""
+    rt, zres = _setup(screen, ctx, pipe.RasterizerState(**fields), zs=pipe.Format.Z32_FLOAT)
+    ctx.bind_depth_stencil_alpha_state(
+        ctx.create_depth_stencil_alpha_state(
+            pipe.DepthStencilAlphaState(
+                depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.ALWAYS)
+            )
+        )
+    )
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0.0, 0.0, 0.0, 1.0), depth=0.5)
+    _draw(ctx, [_px(2, 2, -1.5), _px(20, 3, -1.5), _px(6, 14, -1.5)], [GREEN] * 3)
+    img = read_rgba8(ctx, rt)
+    covered = img[..., 1] == 255
+    assert covered.any() == drawn
+    words = _depth_words(ctx, zres)
+    if drawn:
+        assert np.unique(words[covered]).tolist() == [depth]
+    assert np.unique(words[~covered]).tolist() == [0.5]
+
+
+def test_depth_clamp_to_the_viewport_range(ctx, screen):
+    """depth_clip off: fragments clamp to the viewport's depth range [0.25, 0.75]."""
+    rt, zres = _setup(screen, ctx, pipe.RasterizerState(depth_clip=False), zs=pipe.Format.Z32_FLOAT)
+    ctx.set_viewport_states(
+        0, [pipe.ViewportState(scale=(W / 2, H / 2, 0.25), translate=(W / 2, H / 2, 0.5))]
+    )
+    ctx.bind_depth_stencil_alpha_state(
+        ctx.create_depth_stencil_alpha_state(
+            pipe.DepthStencilAlphaState(
+                depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.ALWAYS)
+            )
+        )
+    )
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0.0, 0.0, 0.0, 1.0), depth=0.0)
+    _draw(ctx, [_px(0, 0, -3.0), _px(W, 0, -3.0), _px(0, H, 3.0)], [GREEN] * 3)
+    words = _depth_words(ctx, zres)
+    covered = read_rgba8(ctx, rt)[..., 1] == 255
+    assert float(words[covered].min()) == 0.25 and float(words[covered].max()) == 0.75
+    assert int((words[covered] == 0.25).sum()) == 101
+    assert int((words[covered] == 0.75).sum()) == 19
+
+
+def _floats(ctx, rt):
+    data, xfer = ctx.transfer_map(rt, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1))
+    out = np.array(data[0]).view(np.float32).reshape(H, W, 4)
+    ctx.transfer_unmap(xfer)
+    return out
+
+
+@pytest.mark.parametrize("which", ["none", "vertex", "fragment"])
+def test_colour_clamps_in_a_float_target(ctx, screen, which):
+    rast = pipe.RasterizerState(
+        clamp_vertex_color=which == "vertex", clamp_fragment_color=which == "fragment"
+    )
+    rt, _ = _setup(screen, ctx, rast, fmt=pipe.Format.R32G32B32A32_FLOAT)
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 0.0))
+    loud = (2.5, -0.75, 0.5, np.nan)  # one colour at every vertex: a constant plane
+    _draw(ctx, TRI, [loud] * 3)
+    img = _floats(ctx, rt)
+    covered = (img != 0).any(axis=-1)
+    got = img[covered]
+    want = {
+        "none": [2.5, -0.75, 0.5, np.nan],
+        "vertex": [1.0, 0.0, 0.5, 0.0],  # (NaN clamps to 0, as llvmpipe's max/min)
+        "fragment": [1.0, 0.0, 0.5, 0.0],
+    }[which]
+    assert covered.sum() > 50
+    np.testing.assert_array_equal(got, np.tile(np.float32(want), (got.shape[0], 1)))
+
+
+def test_two_sided_colour_picks_bcolor_on_back_faces(ctx, screen):
+    """light_twoside: back-facing triangles take BCOLOR (red here), in
+    llvmpipe's setup (filled) and in the draw module's stages (with a polygon
+    mode on the other face)."""
+    for fill_back in (pipe.PolygonMode.FILL, pipe.PolygonMode.POINT):
+        rast = pipe.RasterizerState(light_twoside=True, fill_back=fill_back)
+        rt, _ = _setup(screen, ctx, rast, vs=VS_TWOSIDE)
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        _draw(ctx, TRI, [GREEN] * 3)  # clockwise: front (front_ccw off)
+        front = read_rgba8(ctx, rt)
+        assert (front[..., :3] == [0, 255, 0]).all(axis=-1).sum() > 50
+        assert not (front[..., 0] == 255).any()
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        _draw(ctx, TRI[::-1], [GREEN] * 3)  # counter-clockwise: back
+        back = read_rgba8(ctx, rt)
+        red = (back[..., :3] == [255, 0, 0]).all(axis=-1)
+        assert not (back[..., 1] == 255).any()
+        if fill_back == pipe.PolygonMode.FILL:
+            assert np.array_equal(red, (front[..., 1] == 255))
+        else:  # one pixel (a 1-pixel legacy point) at each vertex
+            assert sorted(map(tuple, np.argwhere(red).tolist())) == [(2, 2), (3, 20), (14, 6)]
+
+
+def test_polygon_mode_line_draws_the_boundary_of_a_quad(ctx, screen):
+    """QUADS in line mode: the four sides (each line leaves its last pixel
+    to the next), never the diagonal (the decomposition's edge flags); with
+    EDGEFLAG 0 on a vertex its outgoing side goes."""
+    rast = pipe.RasterizerState(fill_front=pipe.PolygonMode.LINE, fill_back=pipe.PolygonMode.LINE)
+    quad = [_px(3.5, 3.5), _px(15.5, 3.5), _px(15.5, 11.5), _px(3.5, 11.5)]
+    for flags in ((1, 1, 1, 1), (1, 0, 1, 1)):
+        rt, _ = _setup(screen, ctx, rast, vs=VS_EDGEFLAG)
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        _draw(ctx, quad, [(0.0, 1.0, 0.0, float(f)) for f in flags], pipe.Prim.QUADS)
+        lit = read_rgba8(ctx, rt)[..., 1] == 255
+        want = np.zeros((H, W), bool)
+        want[3, 3:15] = want[11, 3:16] = want[3:12, 3] = True
+        if flags[1]:  # the side from vertex 1 to vertex 2 (the top side's last pixel too)
+            want[3:12, 15] = True
+        assert np.array_equal(lit, want), flags
+
+
+def test_offset_units_unscaled_and_clamp_in_a_z16_buffer(ctx, screen):
+    """A constant-depth triangle (no slope): offset_units scaled by the
+    format's resolvable step (2/65535 per unit in Z16) or, with
+    offset_units_unscaled, added as they are; offset_clamp caps it."""
+    cases = [
+        ({"offset_units": 3.0}, round((0.5 + 6 / 65535) * 65535)),
+        ({"offset_units": 3.0, "offset_clamp": 2 / 65535}, round((0.5 + 2 / 65535) * 65535)),
+        ({"offset_units": 0.001, "offset_units_unscaled": True}, round(0.501 * 65535)),
+        ({"offset_units": 3.0, "offset_tri": False}, round(0.5 * 65535)),
+    ]
+    for fields, want in cases:
+        rast = pipe.RasterizerState(**{"offset_tri": True, **fields})
+        rt, zres = _setup(screen, ctx, rast, zs=pipe.Format.Z16_UNORM)
+        ctx.bind_depth_stencil_alpha_state(
+            ctx.create_depth_stencil_alpha_state(
+                pipe.DepthStencilAlphaState(
+                    depth=pipe.DepthState(
+                        enabled=True, writemask=True, func=pipe.CompareFunc.ALWAYS
+                    )
+                )
+            )
+        )
+        ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTH, color=(0.0, 0.0, 0.0, 1.0), depth=1.0)
+        _draw(ctx, TRI, [GREEN] * 3)
+        covered = read_rgba8(ctx, rt)[..., 1] == 255
+        data, xfer = ctx.transfer_map(zres, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, 1))
+        words = np.array(data[0]).view(np.uint16)[..., 0]
+        ctx.transfer_unmap(xfer)
+        assert np.unique(words[covered]).tolist() == [want], fields

@@ -204,6 +204,7 @@ def _upload(gl: _GL, tex) -> None:  # type: ignore[no-untyped-def]
     border = (ctypes.c_float * 4)(*tex.border)
     gl.TexParameterfv(target, GL["TEXTURE_BORDER_COLOR"], border)
     gl.TexParameterf(target, GL["TEXTURE_LOD_BIAS"], tex.lod_bias)
+    gl.TexParameterf(target, 0x84FE, tex.max_anisotropy)  # GL_TEXTURE_MAX_ANISOTROPY
     gl.TexParameterf(target, GL["TEXTURE_MIN_LOD"], tex.min_lod)
     gl.TexParameterf(target, GL["TEXTURE_MAX_LOD"], tex.max_lod)
     for i, swz in enumerate(tex.swizzle):

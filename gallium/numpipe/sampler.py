@@ -48,6 +48,13 @@ the *fine* ones (per quad row / column) and are carried through the face
 projection.  min_lod / max_lod / lod_bias and the view's level range apply
 as in ``lp_build_lod_selector``; stages without quads sample level 0.
 
+*Anisotropic filtering* (``max_anisotropy`` > 1, plain sampling of float
+and normalised formats) is llvmpipe's: the lod from the footprint's minor
+axis (lp_build_pmin) truncated to one level, and at that level an
+elliptical weighted average (Heckbert) of nearest-filtered texels over the
+footprint ellipse's bounding box, weighted by exp(-2 r^2) from a 1024-entry
+table, bilinear where no texel weighs anything (``_SampleOp._aniso``).
+
 Results are four channels of ``n`` lanes: float32 for float and normalised
 formats, raw int32/uint32 for pure integer formats; the view swizzle is
 applied last (not for buffers, as llvmpipe).  ``fetch`` (TXF) is robust:
@@ -987,11 +994,9 @@ class _SampleOp:
         self.lod_bias = F32(state.lod_bias)
         self.border = tuple(state.border_color)
         self.is_cube = img.target in _CUBES
-        if state.max_anisotropy > 1:
-            raise UnsupportedError(
-                f"anisotropic filtering (max_anisotropy {state.max_anisotropy}) is not "
-                "implemented by numpipe; the screen reports PIPE_CAPF_MAX_TEXTURE_ANISOTROPY 0"
-            )
+        # anisotropic filtering (llvmpipe's: lp_build_sample_aniso), for plain
+        # sampling of float and normalised formats
+        self.aniso = state.max_anisotropy > 1 and req.op == "sample" and fi.kind == "float"
         if img.is_buffer:
             raise UnsupportedError(
                 f"{req.op} on a buffer sampler view: buffers support texel fetch (TXF) only"
@@ -1024,6 +1029,7 @@ class _SampleOp:
         ) or (self.is_cube and self.mip_f != MipFilter.NONE)
         self.aos = (
             fi.fits_8unorm
+            and not self.aniso
             and self.op == "sample"
             and (not per_pixel_lod or self.min_f == self.mag_f)
             and not self.compare
@@ -1095,6 +1101,8 @@ class _SampleOp:
         if np.ndim(comp):
             comp = np.broadcast_to(np.asarray(comp), (n,))
         ctx = _Taps(self, coords, face, layer, ref, offsets, comp)
+        if self.aniso:
+            return _swizzle(self._aniso(ctx, level0), img.view.swizzle, n)
         if n <= _CHUNK:
             chans = self._filter(ctx, level0, level1, fpart, positive)
         else:
@@ -1173,6 +1181,16 @@ class _SampleOp:
         else:
             if explicit:
                 lod = lod_in
+            elif self.aniso:
+                rho = self._aniso_rho(coords, derivs)  # (one per quad, squared)
+                if bias is not None:
+                    rho = _expand(rho, req.quad_shape)
+                    quads = None
+                else:
+                    quads = req.quad_shape
+                lod = (_fast_log2(rho) * _HALF).astype(F32, copy=False)
+                if bias is not None:
+                    lod = (lod + _f32(bias, n)).astype(F32, copy=False)
             else:
                 rho, squared, per_quad = self._rho(coords, derivs, implicit_from_face)
                 if per_quad and (bias is not None or is_lodq):
@@ -1222,10 +1240,144 @@ class _SampleOp:
                     zero.copy(),
                 ]
         positive = lod > _ZERO
+        if self.aniso:  # the nearest level to the truncated lod, whatever the mip filter
+            first, last = self.img.first_level, self.img.last_level
+            level = np.clip(_itrunc(lod).astype(I32) + I32(first), first, last)
+            return self._lanes(_uniform(level), quads), None, None, self._lanes(positive, quads)
         if self.mip_f == MipFilter.LINEAR:
             ipart, fpart = _ifloor_fract(lod)
             return self._levels(ipart, fpart, positive, quads)
         return self._levels(_iround(lod), None, positive, quads)
+
+    # -- anisotropic filtering ---------------------------------------------------------
+
+    def _quad_derivs(self, coords: list[Any], derivs: Any) -> tuple:
+        """(dsdx, dsdy, dtdx, dtdy) per quad, the coarse differences
+        (lp_build_packed_ddx_ddy_twocoord: llvmpipe's anisotropic filter
+        reads the coordinates' own, even under explicit derivatives); zeros
+        without quads."""
+        req = self.req
+        t = coords[1] if coords[1] is not None else np.zeros(self.n, F32)
+        if req.quad_shape is not None:
+            dsx, dsy = _quad_diffs(coords[0], req.quad_shape)
+            dtx, dty = _quad_diffs(t, req.quad_shape)
+            return dsx, dsy, dtx, dty
+        z = np.zeros(self.n, F32)
+        return z, z, z, z
+
+    def _aniso_rho(self, coords: list[Any], derivs: Any) -> np.ndarray:
+        """lp_build_pmin: the smaller squared footprint axis per quad, in the
+        first level's texels.  (Its limit by max_anisotropy compares pmin
+        against itself times max_anisotropy^2 and never applies; so here.)"""
+        img = self.img
+        first = img.first_level
+        w, h = F32(img.widths[first]), F32(img.heights[first])
+        if not self.normalized:
+            w = h = _ONE
+        dsx, dsy, dtx, dty = self._quad_derivs(coords, derivs)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ax, ay = (dsx * w).astype(F32), (dsy * w).astype(F32)
+            bx, by = (dtx * h).astype(F32), (dty * h).astype(F32)
+            px2 = ((ax * ax).astype(F32) + (bx * bx).astype(F32)).astype(F32)
+            py2 = ((ay * ay).astype(F32) + (by * by).astype(F32)).astype(F32)
+        return np.minimum(px2, py2).astype(F32, copy=False)
+
+    def _aniso(self, ctx: _Taps, level: Any) -> list[Any]:
+        """lp_build_sample_aniso: an elliptical weighted average (Heckbert)
+        over the texels of ``level`` inside the pixel's footprint ellipse,
+        each taken with the nearest filter and weighted by
+        exp(-2 r^2) (ANISO_WEIGHTS, indexed by the ellipse's quadratic form
+        scaled to 1023); bilinear at ``level`` where no texel weighs
+        anything.  Every step in llvmpipe's float32 order."""
+        img, n = self.img, self.n
+        coords = ctx.coords
+        s = coords[0]
+        t = coords[1] if coords[1] is not None else np.zeros(n, F32)
+        lvl = np.broadcast_to(np.asarray(level, np.int64), (n,))
+        dsx, dsy, dtx, dty = self._quad_derivs(coords, None)
+        if self.req.quad_shape is not None:
+            dsx, dsy, dtx, dty = (_expand(v, self.req.quad_shape) for v in (dsx, dsy, dtx, dty))
+        w0 = F32(img.widths[0]) if self.normalized else _ONE
+        h0 = F32(img.heights[0]) if self.normalized else _ONE
+        scaling = (_ONE / (np.left_shift(1, lvl)).astype(F32)).astype(F32)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            sx = ((dsx * w0).astype(F32) * scaling).astype(F32)
+            sy = ((dsy * w0).astype(F32) * scaling).astype(F32)
+            tx = ((dtx * h0).astype(F32) * scaling).astype(F32)
+            ty = ((dty * h0).astype(F32) * scaling).astype(F32)
+            A = (((tx * tx).astype(F32) + (ty * ty).astype(F32)).astype(F32) + _ONE).astype(F32)
+            B = (((sx * tx).astype(F32) + (sy * ty).astype(F32)).astype(F32) * F32(-2)).astype(F32)
+            C = (((sx * sx).astype(F32) + (sy * sy).astype(F32)).astype(F32) + _ONE).astype(F32)
+            BB = (B * B).astype(F32)
+            AC = (A * C).astype(F32)
+            F = (AC - (BB / F32(4.0)).astype(F32)).astype(F32)
+            d = ((_ZERO - BB).astype(F32) + (AC * F32(4)).astype(F32)).astype(F32)
+            two_d = (F32(2.0) / d).astype(F32)
+            box_u = (two_d * np.sqrt(((d * C).astype(F32) * F).astype(F32))).astype(F32)
+            box_v = (two_d * np.sqrt(((A * d).astype(F32) * F).astype(F32))).astype(F32)
+            form = (F32(ANISO_LUT_SIZE - 1) / F).astype(F32)
+            A = (A * form).astype(F32)
+            B = (B * form).astype(F32)
+            C = (C * form).astype(F32)
+            ddq = (A * F32(2)).astype(F32)
+            wl = F32(w0) * scaling
+            hl = F32(h0) * scaling
+            tex_u = ((s * wl.astype(F32)).astype(F32) + F32(-0.5)).astype(F32)
+            tex_v = ((t * hl.astype(F32)).astype(F32) + F32(-0.5)).astype(F32)
+            u0 = _cvtt(np.floor((tex_u - box_u).astype(F32)))
+            u1 = _cvtt(np.ceil((tex_u + box_u).astype(F32)))
+            v0 = _cvtt(np.floor((tex_v - box_v).astype(F32)))
+            v1 = _cvtt(np.ceil((tex_v + box_v).astype(F32)))
+            U = (u0.astype(F32) - tex_u).astype(F32)
+            dq_base = (((U * F32(2)).astype(F32) + _ONE).astype(F32) * A).astype(F32)
+            q_base = ((U * U).astype(F32) * A).astype(F32)
+        width_dim = img.widths[lvl].astype(F32) if self.normalized else _ONE
+        height_dim = img.heights[lvl].astype(F32) if self.normalized else _ONE
+        colors = [np.zeros(n, F32) for _ in range(4)]
+        den = np.zeros(n, F32)
+        table = aniso_weights()
+        # (do-while loops: at least one step, then until every lane is past its end)
+        nv = max(1, int((v1.astype(np.int64) - v0).max(initial=0)) + 1)
+        nu = max(1, int((u1.astype(np.int64) - u0).max(initial=0)) + 1)
+        if nu * nv > ANISO_MAX_TAPS:
+            raise UnsupportedError(
+                f"an anisotropic footprint of {nu}x{nv} texels (numpipe filters at most "
+                f"{ANISO_MAX_TAPS} texels a pixel)"
+            )
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            for j in range(nv):
+                v = (v0.astype(np.int64) + j).astype(I32)
+                vmask = v <= v1
+                V = (v.astype(F32) - tex_v).astype(F32)
+                dq = ((V * B).astype(F32) + dq_base).astype(F32)
+                q = (((C * V).astype(F32) + (B * U).astype(F32)).astype(F32) * V).astype(F32)
+                q = (q + q_base).astype(F32)
+                tv = (v.astype(F32) / height_dim).astype(F32)
+                for i in range(nu):
+                    u = (u0.astype(np.int64) + i).astype(I32)
+                    qi = _cvtt(q)
+                    live = vmask & (u <= u1) & (qi <= 1023)
+                    wt = np.where(live, table[np.maximum(qi, 0) & 1023], _ZERO).astype(F32)
+                    sel = np.flatnonzero(wt != 0)
+                    if sel.size:
+                        tu = (u[sel].astype(F32) / _pick(width_dim, sel)).astype(F32)
+                        taps = ctx.subset(sel)
+                        taps.coords = [tu, tv[sel], *taps.coords[2:]]
+                        texel = taps._soa_nearest(lvl[sel])
+                        ws = wt[sel]
+                        for c in range(4):
+                            tc = np.broadcast_to(np.asarray(texel[c], F32), sel.shape)
+                            colors[c][sel] = (colors[c][sel] + (tc * ws).astype(F32)).astype(F32)
+                        den[sel] = (den[sel] + ws).astype(F32)
+                    q = (q + dq).astype(F32)
+                    dq = (dq + ddq).astype(F32)
+            out = [(c / den).astype(F32) for c in colors]
+        empty = np.flatnonzero(den == 0)
+        if empty.size:
+            lin = ctx.subset(empty)._soa_linear(lvl[empty])
+            for c in range(4):
+                out[c][empty] = np.broadcast_to(np.asarray(lin[c], F32), empty.shape)
+        return out
 
     def _rho(
         self, coords: list[Any], derivs: Any, from_face: bool
@@ -1415,6 +1567,30 @@ class _SampleOp:
         if ctx.aos:
             return _unpack8(c0, self.fi, out)
         return c0
+
+
+# llvmpipe's anisotropic filter weights (lp_bld_sample.c aniso_filter_table):
+# exp(-2 r^2) for r^2 = i / 1023 in float32, kept to six decimals
+ANISO_LUT_SIZE = 1024
+# texels one pixel's anisotropic filter may visit (the ellipse's bounding box)
+ANISO_MAX_TAPS = 1 << 14
+
+
+@cache
+def aniso_weights() -> np.ndarray:
+    import math
+
+    r2 = (np.arange(ANISO_LUT_SIZE).astype(F32) / F32(ANISO_LUT_SIZE - 1)).astype(F32)
+    x = (F32(-2.0) * r2).astype(F32)
+    return np.array([float(f"{float(F32(math.exp(float(v)))):f}") for v in x], F32)
+
+
+def _cvtt(x: np.ndarray) -> np.ndarray:
+    """cvttps2dq: float32 truncated to int32, NaN and out-of-range values
+    becoming INT32_MIN (as the CPU llvmpipe runs on converts them)."""
+    x = np.asarray(x, F32)
+    ok = np.isfinite(x) & (x > -2147483648.0) & (x < 2147483648.0)
+    return np.where(ok, np.trunc(np.where(ok, x, 0)), -2147483648).astype(I32)
 
 
 def _uniform(x: np.ndarray) -> Any:

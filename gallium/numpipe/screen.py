@@ -148,7 +148,11 @@ _CAPS: dict[Cap, int] = {
     Cap.TGSI_CAN_READ_OUTPUTS: 1,
     Cap.TGSI_ANY_REG_AS_ADDRESS: 0,
     Cap.CAN_BIND_CONST_BUFFER_AS_VERTEX: 1,
-    Cap.POLYGON_OFFSET_CLAMP: 0,
+    # polygon state (gallium/draw/polygon.py): offset with clamp and unscaled units
+    Cap.POLYGON_OFFSET_CLAMP: 1,
+    Cap.POLYGON_OFFSET_UNITS_UNSCALED: 1,
+    Cap.VERTEX_COLOR_CLAMPED: 1,
+    Cap.FRAGMENT_COLOR_CLAMPED: 1,
     Cap.TGSI_TEXCOORD: 0,
     Cap.TGSI_ARRAY_COMPONENTS: 0,
     Cap.MAX_SHADER_PATCH_VARYINGS: 30,  # (tessellation: gallium/draw/tess.py)
@@ -182,6 +186,7 @@ _CAPS: dict[Cap, int] = {
     # multisampling (workers/msaa.py): 2 and 4 samples, per-sample shading
     Cap.TEXTURE_MULTISAMPLE: 1,
     Cap.SAMPLE_SHADING: 1,
+    Cap.ANISOTROPIC_FILTER: 1,  # (llvmpipe's elliptical filter: sampler.py _aniso)
     # shader arithmetic (gallium/tgsi): doubles and 64-bit integers run
     Cap.DOUBLES: 1,
     Cap.INT64: 1,
@@ -235,7 +240,7 @@ _CAPF: dict[CapF, float] = {
     CapF.MAX_LINE_WIDTH_AA: 0.0,
     CapF.MAX_POINT_WIDTH: MAX_POINT_WIDTH,
     CapF.MAX_POINT_WIDTH_AA: 0.0,
-    CapF.MAX_TEXTURE_ANISOTROPY: 0.0,
+    CapF.MAX_TEXTURE_ANISOTROPY: 16.0,
     CapF.MAX_TEXTURE_LOD_BIAS: 16.0,
     CapF.GUARD_BAND_LEFT: -float(1 << 20),
     CapF.GUARD_BAND_TOP: -float(1 << 20),

@@ -226,9 +226,9 @@ BAD_CALLS = [
      lambda e: e.ctx.set_window_rectangles(True, [pipe.ScissorState(0, 0, 4, 4)] * 9)),
     ("set_min_samples(64)", PipeValueError, "min_samples must be in [0, 32]",
      lambda e: e.ctx.set_min_samples(64)),
-    ("create_sampler_state with anisotropy", UnsupportedError,
-     "anisotropic filtering (state.max_anisotropy 16) is not implemented by numpipe",
-     lambda e: e.ctx.create_sampler_state(pipe.SamplerState(max_anisotropy=16))),
+    ("create_sampler_state with anisotropy 17", PipeValueError,
+     "state.max_anisotropy must be in [0, 16]",
+     lambda e: e.ctx.create_sampler_state(pipe.SamplerState(max_anisotropy=17))),
     ("blit(None)", PipeTypeError, "info must be a pipe.BlitInfo",
      lambda e: e.ctx.blit(None)),
     ("blit from a destroyed texture", PipeValueError, "info.src.resource has been destroyed",
@@ -397,7 +397,7 @@ def test_support_follows_the_caps(screen):
     assert s.max_window_rectangles == screen.get_param(pipe.Cap.MAX_WINDOW_RECTANGLES) == 8
     assert s.sample_shading is bool(screen.get_param(pipe.Cap.SAMPLE_SHADING)) is True
     assert s.multisample is bool(screen.get_param(pipe.Cap.TEXTURE_MULTISAMPLE)) is True
-    assert s.max_anisotropy == screen.get_paramf(pipe.CapF.MAX_TEXTURE_ANISOTROPY) == 0.0
+    assert s.max_anisotropy == screen.get_paramf(pipe.CapF.MAX_TEXTURE_ANISOTROPY) == 16.0
     assert s.tessellation is True
     assert screen.get_shader_param(pipe.ShaderType.TESS_CTRL, pipe.ShaderCap.MAX_INSTRUCTIONS) > 0
     assert s.max_texture_size == 16384

@@ -58,6 +58,7 @@ class TexImage:
     max_lod: float = 1000.0
     swizzle: tuple[str, str, str, str] = ("r", "g", "b", "a")  # GL_TEXTURE_SWIZZLE_RGBA
     unit: int = 0
+    max_anisotropy: float = 1.0  # GL_TEXTURE_MAX_ANISOTROPY
 
 
 @dataclass
@@ -245,6 +246,17 @@ def _scenes() -> list[TexScene]:
     small_floor = quad(_floor_tc(1.5, 2.0), FLOOR_W)
     tex = TexImage("2d", "rgba8", mip_chain(6, 16), "linear_mipmap_nearest", "nearest")
     add("mip_mixed", 80, 80, small_floor, SAMPLE2D, [tex], SampleSpec())
+
+    # -- anisotropic filtering (llvmpipe's elliptical weighted average) ---------------
+    for name, seed, size, minf, aniso in (
+        ("aniso16_trilinear", 30, 64, "linear_mipmap_linear", 16.0),
+        ("aniso4_mip_nearest", 31, 32, "nearest_mipmap_nearest", 4.0),
+        ("aniso2_no_mips", 32, 16, "linear", 2.0),
+    ):
+        tex = TexImage("2d", "rgba8", mip_chain(seed, size), minf, "linear", max_anisotropy=aniso)
+        if minf == "linear":
+            tex.levels = tex.levels[:1]
+        add(name, 64, 64, quad(_floor_tc(3.0, 5.0), FLOOR_W), SAMPLE2D, [tex], SampleSpec())
 
     tc = affine_tc((0.0, 0.0, 0.0, -1.5), (2.5, 0.0, 0.0, 3.0), (0.0, 2.2, 0.0, 0.0))
     tex = TexImage("2d", "rgba8", mip_chain(7, 64), "linear_mipmap_linear", "linear", lod_bias=0.5)

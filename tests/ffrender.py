@@ -15,7 +15,7 @@ REF = Path(__file__).resolve().parent / "reference"
 if str(REF) not in sys.path:
     sys.path.insert(0, str(REF))
 
-from ff_scenes import TGSI_FS, TGSI_VS, FFScene, gallium_state  # noqa: E402
+from ff_scenes import FRAGMENT_SHADERS, TGSI_VS, FFScene, gallium_state  # noqa: E402
 
 FF = REF / "ff"
 MODES = {
@@ -42,7 +42,23 @@ DEPTH_FORMATS = {
     "z24s8": pipe.Format.Z24_UNORM_S8_UINT,
     "z32f": pipe.Format.Z32_FLOAT,
 }
-COLOR_FORMATS = {"rgba8": pipe.Format.R8G8B8A8_UNORM, "rgba32f": pipe.Format.R32G32B32A32_FLOAT}
+COLOR_FORMATS = {
+    "rgba8": pipe.Format.R8G8B8A8_UNORM,
+    "rgba32f": pipe.Format.R32G32B32A32_FLOAT,
+    "rgba8ui": pipe.Format.R8G8B8A8_UINT,
+    "rgba8i": pipe.Format.R8G8B8A8_SINT,
+    "r32ui": pipe.Format.R32_UINT,
+}
+# GL's names of the logic ops, in Gallium's terms
+LOGIC_OPS = {
+    "clear": pipe.LogicOp.CLEAR, "and": pipe.LogicOp.AND,
+    "and_reverse": pipe.LogicOp.AND_REVERSE, "copy": pipe.LogicOp.COPY,
+    "and_inverted": pipe.LogicOp.AND_INVERTED, "noop": pipe.LogicOp.NOOP,
+    "xor": pipe.LogicOp.XOR, "or": pipe.LogicOp.OR, "nor": pipe.LogicOp.NOR,
+    "equiv": pipe.LogicOp.EQUIV, "invert": pipe.LogicOp.INVERT,
+    "or_reverse": pipe.LogicOp.OR_REVERSE, "copy_inverted": pipe.LogicOp.COPY_INVERTED,
+    "or_inverted": pipe.LogicOp.OR_INVERTED, "nand": pipe.LogicOp.NAND, "set": pipe.LogicOp.SET,
+}  # fmt: skip
 
 
 def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
@@ -70,7 +86,23 @@ def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
     ctx.set_viewport_states(0, [st["viewport"]])
     ctx.bind_rasterizer_state(ctx.create_rasterizer_state(st["rast"]))
     ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=TGSI_VS)))
-    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=TGSI_FS)))
+    ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FRAGMENT_SHADERS[scene.fs][1])))
+    if scene.logic_op is not None or scene.blend:
+        rt_blend = pipe.RtBlendState()
+        if scene.blend:
+            rt_blend = pipe.RtBlendState(
+                blend_enable=True,
+                rgb_src_factor=pipe.BlendFactor.SRC_ALPHA,
+                rgb_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+                alpha_src_factor=pipe.BlendFactor.ONE,
+                alpha_dst_factor=pipe.BlendFactor.INV_SRC_ALPHA,
+            )
+        blend = pipe.BlendState(
+            logicop_enable=scene.logic_op is not None,
+            logicop_func=LOGIC_OPS.get(scene.logic_op, pipe.LogicOp.CLEAR),
+            rt=[rt_blend],
+        )
+        ctx.bind_blend_state(ctx.create_blend_state(blend))
     if scene.depth:
         dsa = pipe.DepthStencilAlphaState(
             depth=pipe.DepthState(enabled=True, writemask=True, func=FUNCS[scene.depth_func])
@@ -84,15 +116,25 @@ def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
     data = scene.vertex_data()
     ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=64, buffer_offset=0, buffer=data)])
     bits = pipe.Clear.COLOR0 | (pipe.Clear.DEPTHSTENCIL if scene.depth else 0)
-    ctx.clear(bits, color=scene.clear_color, depth=scene.clear_depth, stencil=0)
+    clear = scene.clear_color
+    if scene.color_format not in ("rgba8", "rgba32f"):  # (the union's integers)
+        clear = tuple(int(v) for v in clear)
+    ctx.clear(bits, color=clear, depth=scene.clear_depth, stencil=0)
     for first, count in scene.draw_list():
         ctx.draw_vbo(pipe.DrawInfo(mode=MODES[scene.mode], start=first, count=count))
     ctx.flush().wait(None)
     data, xfer = ctx.transfer_map(rt, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, w, h, 1))
     color = np.array(data[0])
     ctx.transfer_unmap(xfer)
-    if cfmt != pipe.Format.R8G8B8A8_UNORM:
+    if scene.color_format == "rgba32f":
         color = color.view(np.float32).reshape(h, w, 4)
+    elif scene.color_format in ("rgba8ui", "rgba8i"):  # as GL reads them: 32-bit channels
+        color = color.view(np.int8 if scene.color_format == "rgba8i" else np.uint8)
+        color = color.astype(np.int32 if scene.color_format == "rgba8i" else np.uint32)
+    elif scene.color_format == "r32ui":  # (R, 0, 0, 1)
+        r = color.view(np.uint32)[..., 0]
+        color = np.zeros((h, w, 4), np.uint32)
+        color[..., 0], color[..., 3] = r, 1
     depth = None
     if zs is not None:
         data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, w, h, 1))

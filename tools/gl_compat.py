@@ -88,7 +88,14 @@ DEPTH_FUNCS = {
         ("never", "less", "equal", "lequal", "greater", "notequal", "gequal", "always")
     )
 }
-LOGIC_OPS = [0x1500 + i for i in range(16)]  # GL_CLEAR .. GL_SET, in PIPE_LOGICOP order
+# GL's logic ops by name (GL numbers them by their truth table, Gallium otherwise)
+LOGIC_OPS = {
+    name: 0x1500 + i
+    for i, name in enumerate(
+        ("clear", "and", "and_reverse", "copy", "and_inverted", "noop", "xor", "or", "nor",
+         "equiv", "invert", "or_reverse", "copy_inverted", "or_inverted", "nand", "set")
+    )
+}  # fmt: skip
 COLOR_FORMATS = {"rgba8": 0x8058, "rgba8ui": 0x8D7C, "rgba8i": 0x8D8E, "r32ui": 0x8236,
                  "rgba32f": 0x8814}  # fmt: skip
 DEPTH_FORMATS = {"z16": 0x81A5, "z24s8": 0x88F0, "z32f": 0x8CAC}

@@ -36,14 +36,14 @@ GL_CCW, GL_CW = 0x0901, 0x0900
 
 def render(name: str) -> None:
     import numpy as np
-    from ff_scenes import GLSL_FS, GLSL_VS, scene_by_name  # type: ignore[import-not-found]
-    from gl_compat import CAPS, DEPTH_FUNCS, FACES, GL, POLYGON_MODES, PRIMS
+    from ff_scenes import FRAGMENT_SHADERS, GLSL_VS, scene_by_name  # type: ignore[import-not-found]
+    from gl_compat import CAPS, DEPTH_FUNCS, FACES, GL, LOGIC_OPS, POLYGON_MODES, PRIMS
     from PIL import Image
 
     s = scene_by_name(name)
     gl = GL()
     gl.framebuffer(s.width, s.height, s.color_format, s.depth)
-    gl.program(GLSL_VS, GLSL_FS, ["in_pos", "in_color", "in_back"])
+    gl.program(GLSL_VS, FRAGMENT_SHADERS[s.fs][0], ["in_pos", "in_color", "in_back"])
     data = s.vertex_data()
     gl.vertices(data[:, :12], [4, 4, 4])
     if s.edges is not None:  # the fixed-function edge-flag array, one byte a vertex
@@ -58,9 +58,27 @@ def render(name: str) -> None:
         gl._keep_flags = flags
     gl.ClampColor(GL_CLAMP_VERTEX_COLOR, 1 if s.clamp_vertex_color else 0)
     gl.ClampColor(GL_CLAMP_FRAGMENT_COLOR, 1 if s.clamp_fragment_color else 0)
-    gl.ClearColor(*s.clear_color)
     gl.ClearDepth(s.clear_depth)
-    gl.Clear(0x4000 | (0x0500 if s.depth else 0))
+    if s.color_format in ("rgba8", "rgba32f"):
+        gl.ClearColor(*s.clear_color)
+        gl.Clear(0x4000 | (0x0500 if s.depth else 0))
+    else:  # integer targets: the clear colour's integer values
+        signed = s.color_format.endswith("i") and not s.color_format.endswith("ui")
+        vals = (C.c_int * 4)(*[int(v) for v in s.clear_color])
+        (gl.ClearBufferiv if signed else gl.ClearBufferuiv)(0x1800, 0, vals)  # GL_COLOR
+        if s.depth:
+            gl.Clear(0x0500)
+    if s.logic_op is not None:
+        gl.Enable(CAPS["color_logic_op"])
+        gl.LogicOp(LOGIC_OPS[s.logic_op])
+    if s.blend:
+        gl.Enable(CAPS["blend"])
+        gl.fn("glBlendFuncSeparate", None, C.c_uint, C.c_uint, C.c_uint, C.c_uint)(
+            0x0302,
+            0x0303,
+            1,
+            0x0303,  # SRC_ALPHA, ONE_MINUS_SRC_ALPHA, ONE, ONE_MINUS_SRC_ALPHA
+        )
     if s.depth:
         gl.Enable(CAPS["depth_test"])
         gl.DepthFunc(DEPTH_FUNCS[s.depth_func])

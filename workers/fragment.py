@@ -26,7 +26,15 @@ import numpy as np
 
 from gallium.pipe.enums import BlendFactor, BlendFunc, CompareFunc, StencilOp
 from gallium.pipe.state import DepthStencilAlphaState, RtBlendState
-from gallium.util.format import depth_to_word, pack_rgba, store_rgba, unpack_rgba, word_to_depth
+from gallium.util.format import (
+    depth_to_word,
+    logic_op_applies,
+    pack_rgba,
+    store_logic_op,
+    store_rgba,
+    unpack_rgba,
+    word_to_depth,
+)
 
 F32 = np.float32
 U8MAX = np.uint16(255)
@@ -1282,9 +1290,13 @@ def write_color(
         if src1 is not None:
             src1 = src1[:, sel]
         alive = None
+    logic = state.logicop is not None and logic_op_applies(target.desc)
     band = getattr(_band, "resident", None)  # (not resident_colour(): see defer_clear)
     if band is not None and band.clears:
-        band.before_write(target, idx, dense, alive, rt, colormask)
+        band.before_write(target, idx, dense, alive, rt, colormask, logic)
+    if logic:  # (overrides blending)
+        _write_logicop(target, idx, dense, alive, color, state.logicop, colormask)
+        return
     # A NaN colour converts to whatever the platform's cast gives (every path
     # the same); it is not the application's warning to see.
     with np.errstate(invalid="ignore"):
@@ -1349,10 +1361,13 @@ class ResidentColour:
         self.drop(target)
         self.clears[_address(target)] = (target, packed, (y0, y1))
 
-    def before_write(self, target: Any, idx: tuple, dense: bool, alive, rt, colormask: int) -> None:
+    def before_write(
+        self, target: Any, idx: tuple, dense: bool, alive, rt, colormask: int, reads=False
+    ) -> None:
         """Called before every colour write to ``target``: a deferred clear of
         it is dropped if this write covers all of its rows with every byte
-        replaced, and written out first otherwise."""
+        replaced (and neither blends nor applies a logic op: ``reads``), and
+        written out first otherwise."""
         key = _address(target)
         pending = self.clears.pop(key, None)
         if pending is None:
@@ -1362,6 +1377,7 @@ class ResidentColour:
             dense
             and alive is None
             and not rt.blend_enable
+            and not reads
             and _every_byte(target, colormask)
             and (idx[0].start, idx[0].stop) == (y0, y1)
             and (idx[1].start, idx[1].stop) == (0, target.raw.shape[1])
@@ -2072,6 +2088,24 @@ def _write_generic(target, idx, dense, alive, color, rt, state, src1, colormask)
             target.raw[idx] = packed
         else:
             np.copyto(target.raw[idx], packed, where=alive[..., None])
+    else:
+        target.raw[idx] = packed
+
+
+def _write_logicop(target, idx, dense, alive, color, func: int, colormask: int) -> None:
+    """A logic op's write (blend state logicop_enable): each channel's stored
+    value combined with the pixel's bits (format.store_logic_op)."""
+    desc = target.desc
+    color = np.asarray(color)
+    if desc.is_integer:
+        dt = np.int32 if desc.is_signed_integer else np.uint32
+        src = np.moveaxis(color.astype(np.float32, copy=False).view(dt), 0, -1)
+    else:
+        src = np.moveaxis(color.astype(np.float32, copy=False), 0, -1)
+    raw = target.raw[idx]
+    packed = store_logic_op(desc, src, raw, func, colormask)
+    if dense and alive is not None:
+        np.copyto(target.raw[idx], packed, where=alive[..., None])
     else:
         target.raw[idx] = packed
 

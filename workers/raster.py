@@ -1773,6 +1773,7 @@ def _opaque_winners_possible(state: FragmentState) -> bool:
         and not state.blend_enabled
         and not state.side_effects  # (every passing fragment runs the shader)
         and not state.kernel.uses_kill  # (early tests: a killed winner writes no colour)
+        and state.logicop is None
     )
 
 

@@ -292,7 +292,10 @@ class Binner:
         center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
         fs_inputs = frag.fs_inputs
         depth_clamp, clamp_color = frag.raster
-        plain = memory is None and not clamp_color
+        logicop = int(blend.state.logicop_func) if blend.state.logicop_enable else None
+        # (clamped colours are the shader's outputs clamped, a logic op reads
+        # the destination: no plane shortcuts)
+        plain = memory is None and not clamp_color and logicop is None
         st = FragmentState(
             kernel=kern,
             fs_inputs=fs_inputs,
@@ -318,6 +321,7 @@ class Binner:
             side_effects=memory is not None and writes_memory(fs.shader),
             depth_clamp=depth_clamp,
             clamp_color=clamp_color,
+            logicop=logicop,
         )
         dsa = frag.dsa.state
         ms = st.msaa = sample_state(frag, scene)

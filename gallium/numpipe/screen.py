@@ -308,6 +308,18 @@ _RENDER_FORMATS = {
     Format.R32G32B32A32_FLOAT,
     Format.R32_FLOAT,
     Format.R32G32_FLOAT,
+    # pure integer targets (channels clamped on store; logic ops, no blending)
+    Format.R8G8B8A8_UINT,
+    Format.R8G8B8A8_SINT,
+    Format.R8_UINT,
+    Format.R8_SINT,
+    Format.R16G16B16A16_UINT,
+    Format.R16G16B16A16_SINT,
+    Format.R32_UINT,
+    Format.R32_SINT,
+    Format.R32G32_UINT,
+    Format.R32G32B32A32_UINT,
+    Format.R32G32B32A32_SINT,
 }
 _DEPTH_FORMATS = {
     Format.Z32_FLOAT,
@@ -324,7 +336,6 @@ _DEPTH_FORMATS = {
 # What numpipe lacks that no Gallium cap says (gallium.pipe.support).
 _UNCAPPED = {
     "line_stipple": False,
-    "logic_op": False,
     "polygon_stipple": False,
     "buffer_surfaces": False,
     "max_draw_vertices": MAX_DRAW_VERTICES,

@@ -57,6 +57,7 @@ from .enums import (
     Face,
     Flush,
     Format,
+    LogicOp,
     MipFilter,
     PolygonMode,
     Prim,
@@ -427,6 +428,8 @@ def check_blend_state(
         raise UnsupportedError(
             f"logic ops (state.logicop_enable) are not implemented by {support.driver} yet"
         )
+    if templ.logicop_enable:
+        check_enum("state.logicop_func", LogicOp, templ.logicop_func)
     if templ.independent_blend_enable:
         full = checked + [RtBlendState()] * (PIPE_MAX_COLOR_BUFS - len(checked))
     else:

@@ -463,6 +463,67 @@ def store_rgba(
     return _assemble(desc, raws, shape)
 
 
+def logic_op_applies(desc: FormatDesc) -> bool:
+    """Whether logic ops act on a colour format: integer and normalised
+    fixed-point channels (llvmpipe's integer blend types); float and sRGB
+    formats are written as if no logic op were enabled (llvmpipe's float
+    blend type, as for sRGB there)."""
+    return all(c.type not in ("FLOAT", "SRGB") for c in desc.channels if c.type != "VOID")
+
+
+def logic_op(func: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """PIPE_LOGICOP_* ``func`` of integer arrays (lp_build_logicop)."""
+    f = int(func)
+    if f == 0:  # CLEAR
+        return np.zeros_like(dst)
+    if f == 15:  # SET
+        return np.full_like(dst, -1)
+    ops = {
+        1: lambda s, d: ~(s | d),  # NOR
+        2: lambda s, d: ~s & d,  # AND_INVERTED
+        3: lambda s, d: ~s,  # COPY_INVERTED
+        4: lambda s, d: s & ~d,  # AND_REVERSE
+        5: lambda s, d: ~d,  # INVERT
+        6: lambda s, d: s ^ d,  # XOR
+        7: lambda s, d: ~(s & d),  # NAND
+        8: lambda s, d: s & d,  # AND
+        9: lambda s, d: ~(s ^ d),  # EQUIV
+        10: lambda s, d: d,  # NOOP
+        11: lambda s, d: ~s | d,  # OR_INVERTED
+        12: lambda s, d: s,  # COPY
+        13: lambda s, d: s | ~d,  # OR_REVERSE
+        14: lambda s, d: s | d,  # OR
+    }
+    return ops[f](src, dst)
+
+
+def store_logic_op(
+    desc: FormatDesc, rgba: np.ndarray, old: np.ndarray, func: int, colormask: int = 0xF
+) -> np.ndarray:
+    """:func:`store_rgba` with a logic op: the fragment colours converted as
+    the store converts them (UNORM ``rint(clamp(x) * max)``, integers clamped
+    to the channel), combined channel by channel with the pixels ``old``
+    (both as the channels' raw bits), channels outside ``colormask`` kept."""
+    src = channel_values(desc, store_rgba(desc, rgba))
+    dst = channel_values(desc, old)
+    comp_of: dict[int, int] = {}
+    for comp, ch in enumerate(desc.swizzle):
+        if ch >= 0 and ch not in comp_of:
+            comp_of[ch] = comp
+    raws = []
+    for i, c in enumerate(desc.channels):
+        comp = comp_of.get(i)
+        d = np.asarray(dst[i]).astype(np.int64)
+        if c.type == "VOID" or comp is None or not colormask >> comp & 1:
+            raws.append(d)
+            continue
+        v = logic_op(func, np.asarray(src[i]).astype(np.int64), d) & ((1 << c.bits) - 1)
+        if c.type in ("SNORM", "SINT") and desc.layout == "array":  # back to the signed range
+            v = np.where(v >= 1 << (c.bits - 1), v - (1 << c.bits), v)
+        raws.append(v)
+    return _assemble(desc, raws, rgba.shape[:-1])
+
+
 # ----------------------------------------------------------------------------
 # Depth / stencil
 # ----------------------------------------------------------------------------

@@ -62,6 +62,42 @@ DCL OUT[0], COLOR
   0: MOV OUT[0], IN[0]
   1: END
 """
+# integer outputs for integer render targets: the colour times 400, as
+# unsigned integers, or minus 150 as signed ones (GLSL: uvec4(c * 400.0),
+# ivec4(c * 400.0) - 150)
+GLSL_FS_UINT = """#version 450 compatibility
+layout(location = 0) out uvec4 f;
+void main() { f = uvec4(gl_Color * 400.0); }
+"""
+GLSL_FS_SINT = """#version 450 compatibility
+layout(location = 0) out ivec4 f;
+void main() { f = ivec4(gl_Color * 400.0) - ivec4(150); }
+"""
+TGSI_FS_UINT = """FRAG
+DCL IN[0], COLOR, COLOR
+DCL OUT[0], COLOR
+DCL TEMP[0]
+IMM[0] FLT32 {400.0, 0.0, 0.0, 0.0}
+  0: MUL TEMP[0], IN[0], IMM[0].xxxx
+  1: F2U OUT[0], TEMP[0]
+  2: END
+"""
+TGSI_FS_SINT = """FRAG
+DCL IN[0], COLOR, COLOR
+DCL OUT[0], COLOR
+DCL TEMP[0]
+IMM[0] FLT32 {400.0, 0.0, 0.0, 0.0}
+IMM[1] INT32 {-150, 0, 0, 0}
+  0: MUL TEMP[0], IN[0], IMM[0].xxxx
+  1: F2I TEMP[0], TEMP[0]
+  2: UADD OUT[0], TEMP[0], IMM[1].xxxx
+  3: END
+"""
+FRAGMENT_SHADERS = {
+    "color": (GLSL_FS, TGSI_FS),
+    "uint": (GLSL_FS_UINT, TGSI_FS_UINT),
+    "sint": (GLSL_FS_SINT, TGSI_FS_SINT),
+}
 
 
 @dataclass
@@ -95,6 +131,9 @@ class FFScene:
     point_size: float = 1.0
     clamp_vertex_color: bool = False
     clamp_fragment_color: bool = False
+    fs: str = "color"  # FRAGMENT_SHADERS key
+    logic_op: str | None = None  # GL's name ("xor", ...)
+    blend: bool = False  # standard alpha blending (a logic op overrides it)
     note: str = ""
 
     def draw_list(self) -> list:
@@ -467,8 +506,60 @@ def _clamp_scenes() -> list[FFScene]:
     return out
 
 
+LOGIC_OPS = (
+    "clear", "and", "and_reverse", "copy", "and_inverted", "noop", "xor", "or", "nor",
+    "equiv", "invert", "or_reverse", "copy_inverted", "or_inverted", "nand", "set",
+)  # fmt: skip
+
+
+def _logic_scenes() -> list[FFScene]:
+    """Integer render targets (values clamped to the channel on store) and
+    every logic op on an RGBA8 UNORM target (over blending) and on integer
+    targets: two overlapping triangles over a clear colour."""
+    rng = np.random.default_rng(11)
+    pos = np.array(
+        [[-0.9, -0.85, 0, 1], [0.85, -0.5, 0, 1], [-0.3, 0.9, 0, 1],
+         [-0.7, 0.5, 0, 1], [0.2, -0.95, 0, 1], [0.95, 0.7, 0, 1]], F32
+    )  # fmt: skip
+    cols = _colors(rng, 6)
+    cols[:, 3] = rng.uniform(0.2, 0.9, 6)
+    out = []
+    for fmt, fs, clear in (
+        ("rgba8ui", "uint", (40.0, 200.0, 7.0, 255.0)),
+        ("rgba8i", "sint", (-40.0, 100.0, -128.0, 5.0)),
+        ("r32ui", "uint", (123456.0, 0.0, 0.0, 0.0)),
+    ):
+        out.append(
+            FFScene(f"int_target_{fmt}", pos, cols, color_format=fmt, fs=fs, clear_color=clear)
+        )
+        for op in ("xor", "and_inverted", "nand", "or_reverse"):
+            out.append(
+                FFScene(
+                    f"logic_{op}_{fmt}",
+                    pos,
+                    cols,
+                    color_format=fmt,
+                    fs=fs,
+                    clear_color=clear,
+                    logic_op=op,
+                )
+            )
+    for op in LOGIC_OPS:
+        out.append(
+            FFScene(
+                f"logic_{op}_rgba8",
+                pos,
+                cols,
+                clear_color=(0.25, 0.6, 0.8, 0.5),
+                logic_op=op,
+                blend=op in ("xor", "copy"),
+            )
+        )
+    return out
+
+
 def all_scenes() -> list[FFScene]:
-    return _offset_scenes() + _fill_mode_scenes() + _clamp_scenes()
+    return _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
 
 
 def scene_by_name(name: str) -> FFScene:

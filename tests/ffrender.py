@@ -85,6 +85,8 @@ def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
     st = gallium_state(scene, pipe)
     ctx.set_viewport_states(0, [st["viewport"]])
     ctx.bind_rasterizer_state(ctx.create_rasterizer_state(st["rast"]))
+    if scene.poly_stipple is not None:
+        ctx.set_polygon_stipple(pipe.PolyStipple(stipple=list(scene.poly_stipple)))
     ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=TGSI_VS)))
     ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FRAGMENT_SHADERS[scene.fs][1])))
     if scene.logic_op is not None or scene.blend:

@@ -11,6 +11,7 @@ import pytest
 from helpers import read_rgba8
 
 from gallium import pipe
+from gallium.pipe.errors import PipeTypeError, PipeValueError
 
 W, H = 24, 16
 VS = """VERT
@@ -304,3 +305,40 @@ def test_offset_units_unscaled_and_clamp_in_a_z16_buffer(ctx, screen):
         words = np.array(data[0]).view(np.uint16)[..., 0]
         ctx.transfer_unmap(xfer)
         assert np.unique(words[covered]).tolist() == [want], fields
+
+
+FS_LOWER_LEFT = """FRAG
+PROPERTY FS_COORD_ORIGIN LOWER_LEFT
+DCL IN[0], COLOR, COLOR
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+@pytest.mark.parametrize("origin", ["upper", "lower"])
+def test_polygon_stipple_anchored_to_the_window(ctx, screen, origin):
+    """A full-screen quad with a stipple of one bit per row (row r lights
+    column r, from the word's top bit): the lit pixels are the pattern at
+    (x mod 32, y mod 32), y counted from the bottom when the fragment
+    shader's origin is the lower left."""
+    rt, _ = _setup(screen, ctx, pipe.RasterizerState(poly_stipple_enable=True))
+    if origin == "lower":
+        ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_LOWER_LEFT)))
+    ctx.set_polygon_stipple(pipe.PolyStipple(stipple=[1 << (31 - r) for r in range(32)]))
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+    quad = [_px(0, 0), _px(W, 0), _px(W, H), _px(0, 0), _px(W, H), _px(0, H)]
+    _draw(ctx, quad, [GREEN] * 6)
+    lit = read_rgba8(ctx, rt)[..., 1] == 255
+    ys, xs = np.mgrid[0:H, 0:W]
+    row = ys if origin == "upper" else H - 1 - ys
+    assert np.array_equal(lit, xs % 32 == row % 32)
+
+
+def test_polygon_stipple_arguments(ctx):
+    with pytest.raises(PipeTypeError, match="stipple"):
+        ctx.set_polygon_stipple([0] * 32)
+    with pytest.raises(PipeValueError, match=r"stipple\.stipple.*32 rows"):
+        ctx.set_polygon_stipple(pipe.PolyStipple(stipple=[0] * 31))
+    with pytest.raises(PipeValueError, match=r"stipple\.stipple\[3\]"):
+        ctx.set_polygon_stipple(pipe.PolyStipple(stipple=[0, 0, 0, 1 << 32] + [0] * 28))

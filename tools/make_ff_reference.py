@@ -103,6 +103,12 @@ def render(name: str) -> None:
     gl.ProvokingVertex(
         GL_FIRST_VERTEX_CONVENTION if s.provoking == "first" else GL_LAST_VERTEX_CONVENTION
     )
+    if s.poly_stipple is not None:
+        import struct
+
+        pattern = b"".join(struct.pack(">I", row) for row in s.poly_stipple)
+        gl.PolygonStipple(C.c_char_p(pattern))
+        gl.Enable(CAPS["polygon_stipple"])
     gl.LineWidth(s.line_width)
     gl.PointSize(s.point_size)
     for first, count in s.draw_list():

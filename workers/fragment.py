@@ -70,6 +70,10 @@ class FragmentState:
     # clamp_fragment_color: colour outputs clamped to [0, 1] before the
     # fragment operations
     clamp_color: bool = False
+    # the polygon stipple's 32 rows (uint32, bit 31 the leftmost column) for
+    # triangles drawn with it, else None: fragments off the pattern are
+    # killed, anchored to the window as the fragment shader sees it
+    stipple: Any = None
     stats: dict[str, int] = field(default_factory=dict)
     # The shader takes derivatives (DDX/DDY, or sampling with an implicit LOD):
     # its lanes must come in 2x2 quads.  Otherwise one lane per covered pixel.
@@ -183,6 +187,8 @@ def _alike(a: FragmentState, b: FragmentState) -> bool:
         != (b.coord_lower_left, b.coord_integer_center, b.fb_height)
         or (a.depth_clamp, a.sample_mask_zero, a.logicop, a.clamp_color)
         != (b.depth_clamp, b.sample_mask_zero, b.logicop, b.clamp_color)
+        or (a.stipple is None) != (b.stipple is None)
+        or (a.stipple is not None and not np.array_equal(a.stipple, b.stipple))
         or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
         or (a.msaa, a.sample) != (b.msaa, b.sample)
         or getattr(a, "src1_output", None) != getattr(b, "src1_output", None)

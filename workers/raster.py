@@ -2150,11 +2150,30 @@ def _clamp_colours(state: FragmentState, outputs: dict) -> dict:
     return out
 
 
+def _stipple_mask(state: FragmentState, idx, dense: bool) -> np.ndarray:
+    """The polygon stipple's bit for each pixel: row (y mod 32), column
+    (x mod 32) counted from the word's top bit, y counted from the bottom
+    when the fragment shader's origin is the lower left (the draw module's
+    stipple shader reads the fragment position as the shader declares it)."""
+    if dense:
+        ys = np.arange(idx[0].start, idx[0].stop)[:, None]
+        xs = np.arange(idx[1].start, idx[1].stop)[None, :]
+    else:
+        ys, xs = idx
+    if state.coord_lower_left:
+        ys = state.fb_height - 1 - ys
+    rows = state.stipple[np.asarray(ys) & 31]
+    return ((rows >> (31 - (np.asarray(xs) & 31)).astype(np.uint32)) & 1).astype(bool)
+
+
 def _fragment_ops(scene, state: FragmentState, idx, dense: bool, alive, outputs, z, facing, band):
     """Alpha test, alpha-to-coverage and sample mask, depth/stencil, count,
     colour writes for one set of distinct pixels."""
     if state.clamp_color:
         outputs = _clamp_colours(state, outputs)
+    if state.stipple is not None:
+        on = _stipple_mask(state, idx, dense)
+        alive = on if alive is None else (alive & on)
     if state.depth_output is not None and state.depth_output in outputs:
         z = np.asarray(outputs[state.depth_output][2], F32)
     alpha = state.dsa.alpha

@@ -558,6 +558,18 @@ class DrawPipeline:
         region = group[0].region
         common = {"half_pixel_center": rast.half_pixel_center, "multisample": prog.multisample}
         out = []
+        # polygon stipple: draw_pipe_pstipple.c binds its stipple shader at a
+        # draw's first filled triangle, flushing nothing (suspend_flushing), so
+        # every primitive the vertex buffer stage still holds -- a draw's, up
+        # to its capacity -- is rasterized with it: a draw with a filled
+        # triangle is stippled whole (its lines and points too), one without
+        # is not
+        stippling = bool(rast.poly_stipple_enable)
+        filled = np.zeros(0, np.int64)  # draws with a filled triangle
+        if stippling:
+            tri_runs = [r[1] for r in pieces.runs if r[0] == "tri"]
+            if tri_runs:
+                filled = np.unique(pieces.prim_ids[np.concatenate(tri_runs)] >> 32)
         for run in pieces.runs:
             if run[0] == "tri":
                 t = run[1]
@@ -589,6 +601,8 @@ class DrawPipeline:
                     pieces.prim_ids[tri_of], size, rast=rast, planes=planes, active=[],
                     sprite=prog.sprite, region=region,
                 )  # fmt: skip
+            if stippling and ts.count and filled.size:
+                ts.stipple = np.isin(ts.prim_id.astype(np.int64) >> 32, filled)
             out.append(ts)
         return out
 

@@ -49,6 +49,8 @@ class TriangleSet:
     # (M,) float32 polygon offset added to each fragment's interpolated depth
     # (llvmpipe's setup: gallium/draw/polygon.py), or None for none
     zoffset: np.ndarray | None = None
+    # (M,) bool: drawn with the polygon stipple (gallium/draw/polygon.py), or None for none
+    stipple: np.ndarray | None = None
 
 
 def empty_set(k: int) -> TriangleSet:
@@ -89,6 +91,7 @@ def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
         None if ts.vx is None else ts.vx[idx],
         None if ts.vy is None else ts.vy[idx],
         None if ts.zoffset is None else ts.zoffset[idx],
+        None if ts.stipple is None else ts.stipple[idx],
     )
 
 
@@ -117,7 +120,18 @@ def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
         cat("vx") if has_v else None,
         cat("vy") if has_v else None,
         _cat_offsets(parts),
+        _cat_flags(parts, "stipple"),
     )
+
+
+def _cat_flags(parts: list[TriangleSet], name: str) -> np.ndarray | None:
+    """A per-triangle flag of the parts (None: all off)."""
+    if all(getattr(p, name) is None for p in parts):
+        return None
+    return np.concatenate(
+        [getattr(p, name) if getattr(p, name) is not None else np.zeros(p.count, bool)
+         for p in parts]
+    )  # fmt: skip
 
 
 def _cat_offsets(parts: list[TriangleSet]) -> np.ndarray | None:

@@ -195,6 +195,8 @@ class Binner:
                 for q in f.stat_queries:
                     q.stats.ps_invocations += n
         states = [self._state_of(f, scene) for f in frags]
+        if ts.stipple is not None and any(f.base.raster[2] is not None for f in frags):
+            states, tri_frag = _stipple_states(states, frags, ts, tri_frag)
         before = len(scene.commands)
         if tri_frag is None or len(states) == 1:
             scene.add_draw(states[0], ts, join)
@@ -291,7 +293,7 @@ class Binner:
         origin = fs.shader.get_property("FS_COORD_ORIGIN", "UPPER_LEFT")
         center = fs.shader.get_property("FS_COORD_PIXEL_CENTER", "HALF_INTEGER")
         fs_inputs = frag.fs_inputs
-        depth_clamp, clamp_color = frag.raster
+        depth_clamp, clamp_color, _ = frag.raster  # (the stipple: _stipple_states)
         logicop = int(blend.state.logicop_func) if blend.state.logicop_enable else None
         # (clamped colours are the shader's outputs clamped, a logic op reads
         # the destination: no plane shortcuts)
@@ -354,6 +356,38 @@ class Binner:
         if blend.uses_src1:
             st.src1_output = kern.output_index("COLOR", 1)  # type: ignore[attr-defined]
         return st
+
+
+def _stipple_states(states: list, frags: list, ts: Any, tri_frag: Any) -> tuple:
+    """The states of triangles drawn with the polygon stipple (``ts.stipple``,
+    gallium/draw/polygon.py) are their draw's state with the stipple's rows:
+    (the states in use, each triangle's state or None for one state)."""
+    tf = np.zeros(ts.count, np.int32) if tri_frag is None else tri_frag
+    variants = list(states)
+    remap = np.arange(len(states), dtype=np.int32)
+    for k, f in enumerate(frags):
+        rows = f.base.raster[2]
+        if rows is None:
+            continue
+        st = states[k]
+        var = st.__dict__.get("_stippled")
+        if var is None:  # (made once per state: a copy with the rows, and KILL's rules)
+            var = object.__new__(type(st))
+            var.__dict__.update(st.__dict__)
+            var.stipple = np.array(rows, np.uint32)
+            var.early_z = False
+            var.passthrough = var.texpass = None
+            var.stats = {}
+            st.__dict__["_stippled"] = var
+        remap = np.append(remap, len(variants)).astype(np.int32)
+        tf = np.where(ts.stipple & (tf == k), len(variants), tf).astype(np.int32)
+        variants.append(var)
+    used = np.unique(tf)
+    if used.size == 1:
+        return [variants[int(used[0])]], None
+    index = np.full(len(variants), -1, np.int32)
+    index[used] = np.arange(used.size, dtype=np.int32)
+    return [variants[int(u)] for u in used], index[tf]
 
 
 def _state_consts(frag: FragmentSnapshot) -> list:

@@ -278,7 +278,7 @@ class NumpipeContext:
         self._min_samples = 1
         self._window: tuple[bool, tuple] = (False, ())  # window rectangles: exclude none
         self._clip = ClipState()
-        self._stipple: PolyStipple | None = None
+        self._stipple: tuple[int, ...] = (0,) * 32  # set_polygon_stipple's rows
         self._render_cond: tuple[Query | None, bool, RenderCond] = (None, False, RenderCond.WAIT)
         self._so_targets: tuple = ()  # bound stream output targets
         self._globals: dict[int, Resource] = {}  # set_global_binding's buffers by slot
@@ -759,7 +759,9 @@ class NumpipeContext:
         self._apply_polygon_stipple(checks.check_polygon_stipple(stipple))
 
     def _apply_polygon_stipple(self, stipple: PolyStipple) -> None:
-        self._stipple = stipple  # (kept; rasterizer states cannot enable it yet)
+        self._stipple = tuple(stipple.stipple)
+        if self._rast.state.poly_stipple_enable:
+            self._invalidate("fbase", "frag")
 
     def set_scissor_states(self, start: int, scissors: Sequence[ScissorState]) -> None:
         self._check_alive()
@@ -1636,8 +1638,9 @@ class NumpipeContext:
 
     def _fragment_raster_state(self) -> tuple:
         """The rasterizer state fragments see: ((depth clamp range), clamp
-        fragment colours) -- the viewport's depth range (within [0, 1],
-        where llvmpipe always restricts depth) when depth clamping is on."""
+        fragment colours, the polygon stipple's rows or None) -- the
+        viewport's depth range (within [0, 1], where llvmpipe always
+        restricts depth) when depth clamping is on."""
         rast = self._rast.state
         lo, hi = 0.0, 1.0
         if depth_clip_modes(rast)[2]:  # (util_viewport_zmin_zmax, in float32)
@@ -1647,7 +1650,8 @@ class NumpipeContext:
             far = F32(t + s)
             lo = float(min(max(min(near, far), 0.0), 1.0))
             hi = float(min(max(max(near, far), 0.0), 1.0))
-        return ((lo, hi), bool(rast.clamp_fragment_color))
+        stipple = self._stipple if rast.poly_stipple_enable else None
+        return ((lo, hi), bool(rast.clamp_fragment_color), stipple)
 
     def _part_ftex(self, resources: list, deps: list) -> tuple:
         """The fragment stage's texture bindings and their key (see _stage_textures)."""

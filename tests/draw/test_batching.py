@@ -207,6 +207,7 @@ RASTERIZERS = [
         line_width=3.0,
     ),
     pipe.RasterizerState(rasterizer_discard=True),
+    pipe.RasterizerState(poly_stipple_enable=True, fill_back=pipe.PolygonMode.LINE),
 ]
 MODES = [
     pipe.Prim.TRIANGLES,
@@ -322,6 +323,9 @@ def _render(screen, threaded: bool, batch: bool, ops: list) -> tuple:
         ]
         dsas = [ctx.create_depth_stencil_alpha_state(d) for d in DSAS]
         rasts = [ctx.create_rasterizer_state(r) for r in RASTERIZERS]
+        ctx.set_polygon_stipple(
+            pipe.PolyStipple(stipple=[(0x0F0F0F0F << (r % 4)) & 0xFFFFFFFF for r in range(32)])
+        )
         ctx.bind_vs_state(vss[0])
         ctx.bind_fs_state(fss[0])
         ctx.bind_vertex_elements_state(

@@ -134,6 +134,8 @@ class FFScene:
     fs: str = "color"  # FRAGMENT_SHADERS key
     logic_op: str | None = None  # GL's name ("xor", ...)
     blend: bool = False  # standard alpha blending (a logic op overrides it)
+    # glPolygonStipple: 32 rows from the bottom, bit 31 of a row the leftmost pixel
+    poly_stipple: tuple | None = None
     note: str = ""
 
     def draw_list(self) -> list:
@@ -185,6 +187,7 @@ def gallium_state(scene: FFScene, pipe) -> dict:
         line_width=scene.line_width,
         point_size=scene.point_size,
         depth_clip=not scene.depth_clamp,
+        poly_stipple_enable=scene.poly_stipple is not None,
     )
     if scene.offset is not None:
         factor, units, clamp = (*scene.offset, 0.0)[:3]
@@ -558,8 +561,74 @@ def _logic_scenes() -> list[FFScene]:
     return out
 
 
+def _stipple_scenes() -> list[FFScene]:
+    """Polygon stipple, anchored to the window: filled triangles (a depth
+    test behind them sees only the pattern's fragments), and with some
+    polygons drawn as lines: the draw module binds its stipple shader at a
+    draw's first filled triangle without flushing the primitives before it,
+    so a draw with a filled triangle is stippled whole, lines too, and a
+    draw of lines alone is not."""
+    rng = np.random.default_rng(12)
+    rows = tuple(int(v) for v in rng.integers(0, 1 << 32, 32, dtype=np.uint64))
+    checker = tuple(0x33333333 if (r // 2) % 2 else 0xCCCCCCCC for r in range(32))
+    out = []
+    tris = _grid_triangles(rng, 6, -0.8, 0.8)
+    out.append(
+        FFScene(
+            "stipple_fill",
+            tris,
+            _colors(rng, 18),
+            poly_stipple=rows,
+            width=48,
+            height=40,
+            depth="z24s8",
+            depth_func="lequal",
+        )
+    )
+    out.append(
+        FFScene(
+            "stipple_checker",
+            tris[:9],
+            _colors(rng, 9),
+            poly_stipple=checker,
+            width=40,
+            height=36,
+            flat=True,
+        )
+    )
+    mixed = _grid_triangles(rng, 10, -0.8, 0.8)
+    out.append(
+        FFScene(
+            "stipple_mixed_lines",
+            mixed,
+            _colors(rng, 30),
+            poly_stipple=rows,
+            polygon_mode=("fill", "line"),
+            line_width=3.0,
+            width=48,
+            height=40,
+        )
+    )
+    out.append(
+        FFScene(
+            "stipple_lines_only",
+            mixed,
+            _colors(rng, 30),
+            poly_stipple=rows,
+            polygon_mode=("line", "line"),
+            line_width=2.0,
+            width=48,
+            height=40,
+        )
+    )
+    return out
+
+
 def all_scenes() -> list[FFScene]:
-    return _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
+    return (
+        _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
+        + _stipple_scenes()
+    )  # fmt: skip
 
 
 def scene_by_name(name: str) -> FFScene:

@@ -114,9 +114,7 @@ def test_segments_of_each_mode():
     assert lines.tolist() == [[0, 1], [2, 3], [4, 5]]
 
 
-@pytest.mark.parametrize(
-    "rast, msg", [(dict(line_smooth=True), "smooth"), (dict(line_stipple_enable=True), "stipple")]
-)
+@pytest.mark.parametrize("rast, msg", [(dict(line_smooth=True), "smooth")])
 def test_unsupported_line_modes(ctx, screen, rast, msg):
     rt = setup(screen, ctx, **rast)
     with pytest.raises(UnsupportedError, match=msg):

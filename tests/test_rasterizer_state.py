@@ -342,3 +342,30 @@ def test_polygon_stipple_arguments(ctx):
         ctx.set_polygon_stipple(pipe.PolyStipple(stipple=[0] * 31))
     with pytest.raises(PipeValueError, match=r"stipple\.stipple\[3\]"):
         ctx.set_polygon_stipple(pipe.PolyStipple(stipple=[0, 0, 0, 1 << 32] + [0] * 28))
+
+
+@pytest.mark.parametrize(
+    ("mode", "factor", "pattern", "want"),
+    [
+        # one bit a pixel along x from the line's start: 0x00FF lights 8, skips 8
+        (pipe.Prim.LINES, 0, 0x00FF, [*range(2, 10), *range(18, 22)]),
+        (pipe.Prim.LINES, 1, 0x0003, [2, 3, 4, 5]),  # two pixels a bit
+        # a strip's second segment continues the count: its first pixel (13)
+        # is the pattern's 12th, lit
+        (pipe.Prim.LINE_STRIP, 0, 0x0F0F, [2, 3, 4, 5, 10, 11, 12, 13, 18, 19, 20, 21]),
+    ],
+)
+def test_line_stipple_pixels(ctx, screen, mode, factor, pattern, want):
+    rast = pipe.RasterizerState(
+        line_stipple_enable=True, line_stipple_factor=factor, line_stipple_pattern=pattern
+    )
+    rt, _ = _setup(screen, ctx, rast)
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+    if mode == pipe.Prim.LINES:
+        verts = [_px(2.5, 5.5), _px(22.5, 5.5)]
+    else:  # two segments: 11 and 10 pixels long
+        verts = [_px(2.5, 5.5), _px(13.5, 5.5), _px(23.5, 5.5)]
+    _draw(ctx, verts, [GREEN] * len(verts), mode)
+    lit = np.argwhere(read_rgba8(ctx, rt)[..., 1] == 255)
+    assert lit[:, 0].tolist() == [5] * len(want)
+    assert lit[:, 1].tolist() == want

@@ -109,6 +109,9 @@ def render(name: str) -> None:
         pattern = b"".join(struct.pack(">I", row) for row in s.poly_stipple)
         gl.PolygonStipple(C.c_char_p(pattern))
         gl.Enable(CAPS["polygon_stipple"])
+    if s.line_stipple is not None:
+        gl.LineStipple(*s.line_stipple)
+        gl.Enable(CAPS["line_stipple"])
     gl.LineWidth(s.line_width)
     gl.PointSize(s.point_size)
     for first, count in s.draw_list():

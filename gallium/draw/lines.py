@@ -78,6 +78,99 @@ def segments(mode: Prim, n: int, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return lines, np.arange(lines.shape[0], dtype=np.int64)
 
 
+def segment_resets(mode: Prim, n: int, cuts: np.ndarray) -> np.ndarray:
+    """Which of :func:`segments`' segments start a new line-stipple pattern
+    (draw_decompose_tmp.h's DRAW_PIPE_RESET_STIPPLE): every one of LINES,
+    each strip's first of the strip and loop modes."""
+    lines, _ = segments(mode, n, cuts)
+    if mode in (Prim.LINES, Prim.LINES_ADJACENCY):
+        return np.ones(lines.shape[0], bool)
+    first = np.zeros(lines.shape[0], bool)
+    if lines.shape[0]:
+        # a strip's first segment starts at its first vertex: after a cut
+        starts = {0, *(int(c) for c in cuts)}
+        first = np.isin(lines[:, 0], np.array(sorted(starts), np.int64))
+        if mode == Prim.LINE_STRIP_ADJACENCY:  # (the middle two of each group of four)
+            first = np.isin(lines[:, 0] - 1, np.array(sorted(starts), np.int64))
+        if mode == Prim.LINE_LOOP:  # (the closing segment runs back to the first vertex)
+            first &= lines[:, 1] > lines[:, 0]
+    return first
+
+
+def stipple_lines(win, oow, attrs, lines, resets, *, factor: int, pattern: int, rectangular: bool):
+    """draw_pipe_stipple.c: each segment cut into the runs its pattern
+    lights, one bit per pixel of its length (the larger of |dx|, |dy| in
+    window coordinates, or the Euclidean length for rectangular lines),
+    ``factor`` pixels a bit, the pixel counter running on from segment to
+    segment and back to 0 where ``resets`` says.  A run's ends are new
+    vertices at t = i / length along the segment, every value interpolated
+    linearly in t (as the draw module does, position and 1/w included).
+    Returns (win, oow, attrs, lines, source segment of each new segment)."""
+    m = lines.shape[0]
+    if m == 0:
+        return win, oow, attrs, lines, np.zeros(0, np.int64)
+    w = win.astype(F32, copy=False)
+    x0, y0 = w[lines[:, 0], 0], w[lines[:, 0], 1]
+    x1, y1 = w[lines[:, 1], 0], w[lines[:, 1], 1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        if rectangular:
+            dx = (x1 - x0).astype(F32)
+            dy = (y1 - y0).astype(F32)
+            length = np.sqrt(((dx * dx).astype(F32) + (dy * dy).astype(F32)).astype(F32))
+        else:
+            dx = np.where(x0 > x1, x0 - x1, x1 - x0).astype(F32)
+            dy = np.where(y0 > y1, y0 - y1, y1 - y0).astype(F32)
+            length = np.where(dx > dy, dx, dy).astype(F32)
+        finite = np.isfinite(length)
+        intlen = np.where(finite, np.ceil(np.where(finite, length, 0)), 0).astype(np.int64)
+    # each segment's first counter value: the pixels since the last reset
+    before = np.cumsum(intlen) - intlen
+    last_reset = np.maximum.accumulate(np.where(resets, np.arange(m), -1))
+    counter0 = before - np.where(last_reset >= 0, before[np.maximum(last_reset, 0)], 0)
+    owner = np.repeat(np.arange(m, dtype=np.int64), intlen)
+    i = np.arange(owner.size, dtype=np.int64) - np.repeat(before, intlen)
+    lit = (pattern >> (((counter0[owner] + i) // factor) & 15)) & 1 == 1
+    prev_lit = np.concatenate([[False], lit[:-1]]) & (i > 0)
+    starts = np.flatnonzero(lit & ~prev_lit)
+    # a run ends at the next unlit pixel of its segment, or at the segment's end
+    ends = np.flatnonzero(~lit & prev_lit)
+    seg = owner[starts]
+    pos = np.searchsorted(ends, starts)
+    has_end = pos < ends.size
+    end_at = np.where(has_end, ends[np.minimum(pos, max(ends.size - 1, 0))], -1)
+    closed = has_end & (owner[np.maximum(end_at, 0)] == seg)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0 = (i[starts].astype(F32) / length[seg]).astype(F32)
+        t1 = np.where(
+            closed, (i[np.maximum(end_at, 0)].astype(F32) / length[seg]).astype(F32), F32(1.0)
+        ).astype(F32)
+    a, b = lines[seg, 0], lines[seg, 1]
+    out = np.stack([a, b], 1)
+    new_w, new_o, new_a = [win], [oow], [attrs]
+    nv = win.shape[0]
+    for end, t, cond in ((0, t0, t0 > 0), (1, t1, t1 < 1)):
+        sel = np.flatnonzero(cond)
+        if sel.size == 0:
+            continue
+        tc = t[sel]
+        va, vb = a[sel], b[sel]
+        with np.errstate(over="ignore", invalid="ignore"):
+            new_w.append(_lerp(win[va], win[vb], tc[:, None]))
+            new_o.append(_lerp(oow[va], oow[vb], tc))
+            new_a.append(_lerp(attrs[va], attrs[vb], tc[:, None, None]))
+        out[sel, end] = nv + np.arange(sel.size)
+        nv += sel.size
+    return (
+        np.concatenate(new_w), np.concatenate(new_o), np.concatenate(new_a), out, seg,
+    )  # fmt: skip
+
+
+def _lerp(v0: np.ndarray, v1: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """float32 ``v0 + t*(v1 - v0)`` (screen_interp)."""
+    v0 = v0.astype(F32, copy=False)
+    return (v0 + (t * (v1.astype(F32, copy=False) - v0).astype(F32)).astype(F32)).astype(F32)
+
+
 def clip_lines(pos, win, oow, attrs, lines, prims, *, planes, active, interp, scale, translate):
     """Clip segments against the active planes (draw_pipe_clip.c's line rule).
 

@@ -135,6 +135,9 @@ class VertexProgram:
     clip_near: bool = True
     clip_far: bool = True
     clamp_color: bool = False  # clamp_vertex_color
+    # line stipple (gallium/draw/lines.py stipple_lines): (factor, pattern,
+    # rectangular) or None
+    line_stipple: Any = None
 
     @property
     def interp(self) -> list[str]:
@@ -237,6 +240,7 @@ class _Stream:
     prims: Any = None  # (P, k) stream positions of the primitives, by kind
     prim_ids: Any = None
     edges: Any = None  # (P,) edge flags of triangles (polygons drawn as lines or points)
+    resets: Any = None  # (P,) lines starting a new stipple pattern (line stipple)
     _local: Any = None
     _ids: Any = None
 
@@ -362,6 +366,7 @@ class DrawPipeline:
             d.program.rast.flatshade_first,
             id(d.program.gs) if d.kind == GEOMETRY else None,
             d.program.unfilled,
+            d.program.line_stipple is not None,
         )
         hit = cache.get(key)
         if hit is not None and hit[0] is d.index:
@@ -394,6 +399,8 @@ class DrawPipeline:
             from . import lines as ln
 
             s.prims, s.prim_ids = ln.segments(mode, ids.size, cuts)
+            if d.program.line_stipple is not None:
+                s.resets = ln.segment_resets(mode, ids.size, cuts)
         elif d.kind == GEOMETRY:
             from . import gs as geo
 
@@ -565,6 +572,7 @@ class DrawPipeline:
         # triangle is stippled whole (its lines and points too), one without
         # is not
         stippling = bool(rast.poly_stipple_enable)
+        previous = None  # the kind of the run before (a triangle or point resets line stipple)
         filled = np.zeros(0, np.int64)  # draws with a filled triangle
         if stippling:
             tri_runs = [r[1] for r in pieces.runs if r[0] == "tri"]
@@ -582,11 +590,26 @@ class DrawPipeline:
                 )  # fmt: skip
             elif run[0] == "line":
                 segs, tri_of = run[1], run[2]
+                win, oow, lattrs, flat = pieces.win, pieces.oow, attrs, None
+                if prog.line_stipple is not None:  # (a filled triangle or point before resets)
+                    resets = run[3].copy()
+                    if resets.size and previous != "line":
+                        resets[0] = True
+                    factor, pattern, rectangular = prog.line_stipple
+                    flat = attrs[segs[:, 0 if rast.flatshade_first else 1]]
+                    win, oow, lattrs, segs, sub = ln.stipple_lines(
+                        win, oow, attrs, segs, resets,
+                        factor=factor, pattern=pattern, rectangular=rectangular,
+                    )  # fmt: skip
+                    tri_of, flat = tri_of[sub], flat[sub]
                 ts = ln.setup_lines(
-                    pieces.win, pieces.oow, segs, attrs, interp,
+                    win, oow, segs, lattrs, interp,
                     width=min(rast.line_width, prog.max_line_width), region=region,
                     bottom_edge_rule=rast.bottom_edge_rule, prim_ids=pieces.prim_ids[tri_of],
-                    flat_values=attrs[segs[:, 0 if rast.flatshade_first else 1]],
+                    flat_values=(
+                        flat if flat is not None
+                        else attrs[segs[:, 0 if rast.flatshade_first else 1]]
+                    ),
                     last_pixel=rast.line_last_pixel, **common,
                 )  # fmt: skip
             else:
@@ -603,6 +626,7 @@ class DrawPipeline:
                 )  # fmt: skip
             if stippling and ts.count and filled.size:
                 ts.stipple = np.isin(ts.prim_id.astype(np.int64) >> 32, filled)
+            previous = run[0]
             out.append(ts)
         return out
 
@@ -685,8 +709,9 @@ class DrawPipeline:
             self._count_discarded(group, streams, verts, so_counts, nin)
             return
         flat = verts.attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
+        resets = verts.primitive_edges(streams, "resets") if prog.line_stipple else None
         ts, nout = self._line_stage(
-            group, verts.pos, verts.attrs, prog.interp, lines, prims, tags, flat
+            group, verts.pos, verts.attrs, prog.interp, lines, prims, tags, flat, resets
         )
         if any(d.queries for d in group):
             for k, (d, s) in enumerate(zip(group, streams)):
@@ -707,7 +732,7 @@ class DrawPipeline:
                     )
         self._emit(group, ts)
 
-    def _line_stage(self, group, pos, attrs, interp, lines, prims, tags, flat) -> tuple:
+    def _line_stage(self, group, pos, attrs, interp, lines, prims, tags, flat, resets=None):
         """Viewport transform, clipping and setup of segments ``lines`` (see
         gallium/draw/lines.py; ``flat`` each segment's provoking-vertex
         inputs): (TriangleSet with draw-tagged primitive ids, segments
@@ -725,6 +750,13 @@ class DrawPipeline:
             planes=planes, active=active, interp=interp, scale=scale, translate=translate,
         )  # fmt: skip
         flat = flat[kept]  # (kept is ascending: the segments clipping left)
+        if prog.line_stipple is not None:
+            factor, pattern, rectangular = prog.line_stipple
+            win, oow, attrs, lines, sub = ln.stipple_lines(
+                win, oow, attrs, lines, resets[kept],
+                factor=factor, pattern=pattern, rectangular=rectangular,
+            )  # fmt: skip
+            kept, flat = kept[sub], flat[sub]
         self.yield_point()
         ts = ln.setup_lines(
             win, oow, lines, attrs, interp,
@@ -800,9 +832,11 @@ class DrawPipeline:
             segs, _ = ln.segments(Prim.LINE_STRIP, n, out.cuts)
             flat = attrs[segs[:, 0] if rast.flatshade_first else segs[:, 1]]
             first = segs[:, 0]
+            resets = ln.segment_resets(Prim.LINE_STRIP, n, out.cuts)
             ts, nout = self._line_stage(
-                group, out.pos, attrs, interp, segs, out.prim[first], out.draw[first], flat
-            )
+                group, out.pos, attrs, interp, segs, out.prim[first], out.draw[first], flat,
+                resets,
+            )  # fmt: skip
             sets = [ts]
         else:  # POINTS
             from .points import setup_points
@@ -997,12 +1031,14 @@ class _PassVertices:
             drawid=col([i.drawid for i in infos]),
         )
 
-    def primitive_edges(self, streams: list[_Stream]) -> np.ndarray:
-        """The edge flags of :meth:`primitives`' triangles, in the same order."""
+    def primitive_edges(self, streams: list[_Stream], name: str = "edges") -> np.ndarray:
+        """A per-primitive array of the streams (their edge flags, or their
+        stipple ``resets``) in :meth:`primitives`' order."""
         parts = []
         for k0, m, st in self.runs:
             ninst = self.group[k0].info.instance_count
-            parts.append(np.tile(st.edges, ninst * m) if ninst * m > 1 else st.edges)
+            v = getattr(st, name)
+            parts.append(np.tile(v, ninst * m) if ninst * m > 1 else v)
         return _cat(parts)
 
     def primitives(self, streams: list[_Stream]) -> tuple:
@@ -1065,11 +1101,14 @@ class _TessVertices:
         out = self.out
         return out.prims, out.prim_ids, out.tags, self._counts
 
-    def primitive_edges(self, streams: list) -> np.ndarray:
+    def primitive_edges(self, streams: list, name: str = "edges") -> np.ndarray:
         """Every edge of a tessellated triangle is a boundary edge (each starts
-        its polygon's stipple count anew, as the draw module's triangles do)."""
+        its polygon's stipple count anew, as the draw module's triangles do);
+        each tessellated line starts the line stipple anew."""
         from .assemble import edge_flags
 
+        if name == "resets":
+            return np.ones(len(self.out.prims), bool)
         one = edge_flags(Prim.TRIANGLES, 3, np.zeros(0, np.int64), False)
         return np.tile(one, len(self.out.prims))
 

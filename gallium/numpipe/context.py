@@ -206,6 +206,15 @@ def polygon_program(rast: RasterizerState, last: Any, link: list, pipeline: bool
         "clip_near": near,
         "clip_far": far,
         "clamp_color": bool(rast.clamp_vertex_color),
+        "line_stipple": (
+            (
+                int(rast.line_stipple_factor) + 1,
+                int(rast.line_stipple_pattern),
+                bool(rast.line_smooth or rast.multisample),
+            )
+            if rast.line_stipple_enable
+            else None
+        ),
     }
 
 

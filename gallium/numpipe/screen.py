@@ -335,7 +335,6 @@ _DEPTH_FORMATS = {
 
 # What numpipe lacks that no Gallium cap says (gallium.pipe.support).
 _UNCAPPED = {
-    "line_stipple": False,
     "buffer_surfaces": False,
     "max_draw_vertices": MAX_DRAW_VERTICES,
     # GLOBAL memory (gallium/numpipe/compute.py): 32 windows of 64 MiB

@@ -208,6 +208,13 @@ RASTERIZERS = [
     ),
     pipe.RasterizerState(rasterizer_discard=True),
     pipe.RasterizerState(poly_stipple_enable=True, fill_back=pipe.PolygonMode.LINE),
+    pipe.RasterizerState(
+        line_stipple_enable=True,
+        line_stipple_factor=1,
+        line_stipple_pattern=0x3F0F,
+        fill_front=pipe.PolygonMode.LINE,
+        line_width=2.0,
+    ),
 ]
 MODES = [
     pipe.Prim.TRIANGLES,

@@ -95,7 +95,7 @@ class Env:
         self.fixed = ctx.create_compute_state(pipe.ComputeState(prog=COMP_FIXED))
         self.rast = {
             name: ctx.create_rasterizer_state(pipe.RasterizerState(**{name: True}))
-            for name in ("point_smooth", "line_smooth", "line_stipple_enable")
+            for name in ("point_smooth", "line_smooth")
         }
 
     def buffer(self, size):
@@ -309,9 +309,6 @@ BAD_CALLS = [
     ("smooth lines", UnsupportedError, "smooth (antialiased) lines are not implemented",
      _with("bind_rasterizer_state", lambda e: e.rast["line_smooth"], lambda e: None,
            lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.LINES, count=2)))),
-    ("line stipple", UnsupportedError, "line stipple is not implemented",
-     _with("bind_rasterizer_state", lambda e: e.rast["line_stipple_enable"], lambda e: None,
-           lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.LINE_STRIP, count=3)))),
     ("launch_grid with no compute state", PipeValueError, "compute state must be bound",
      lambda e: e.ctx.launch_grid(pipe.GridInfo(block=(4, 1, 1), grid=(1, 1, 1)))),
     ("launch_grid against the program's fixed block", PipeValueError,

@@ -136,6 +136,7 @@ class FFScene:
     blend: bool = False  # standard alpha blending (a logic op overrides it)
     # glPolygonStipple: 32 rows from the bottom, bit 31 of a row the leftmost pixel
     poly_stipple: tuple | None = None
+    line_stipple: tuple | None = None  # glLineStipple(factor, pattern)
     note: str = ""
 
     def draw_list(self) -> list:
@@ -189,6 +190,10 @@ def gallium_state(scene: FFScene, pipe) -> dict:
         depth_clip=not scene.depth_clamp,
         poly_stipple_enable=scene.poly_stipple is not None,
     )
+    if scene.line_stipple is not None:  # (GL's factor 1-256 is Gallium's 0-255)
+        rast.line_stipple_enable = True
+        rast.line_stipple_factor = scene.line_stipple[0] - 1
+        rast.line_stipple_pattern = scene.line_stipple[1]
     if scene.offset is not None:
         factor, units, clamp = (*scene.offset, 0.0)[:3]
         rast.offset_tri = "fill" in scene.offset_modes
@@ -624,10 +629,80 @@ def _stipple_scenes() -> list[FFScene]:
     return out
 
 
+def _line_stipple_scenes() -> list[FFScene]:
+    """Line stipple (draw_pipe_stipple.c): one bit per pixel of the major
+    axis, ``factor`` pixels a bit, the counter running on along strips and
+    loops (LINES start over at every line), lines cut into the lit runs;
+    wide lines, lines crossing the viewport's edge, and polygon edges (the
+    pattern starting over at each polygon)."""
+    rng = np.random.default_rng(13)
+    out = []
+    pts = np.zeros((12, 4), F32)
+    pts[:, 0:2] = rng.uniform(-1.15, 1.15, (12, 2))
+    pts[:, 2] = rng.uniform(-0.5, 0.5, 12)
+    pts[:, 3] = 1.0
+    cols = _colors(rng, 12)
+    for mode, stip in (
+        ("lines", (1, 0xF0F0)),
+        ("line_strip", (2, 0x3F07)),
+        ("line_loop", (3, 0xAAAA)),
+        ("line_strip", (1, 0x00FF)),
+    ):
+        out.append(
+            FFScene(
+                f"stipple_{mode}_{stip[0]}_{stip[1]:04x}",
+                pts,
+                cols,
+                mode=mode,
+                line_stipple=stip,
+                width=48,
+                height=40,
+            )
+        )
+    out.append(
+        FFScene(
+            "stipple_wide_strip",
+            pts,
+            cols,
+            mode="line_strip",
+            line_width=3.0,
+            line_stipple=(2, 0xE4E4),
+            width=48,
+            height=40,
+            flat=True,
+            provoking="first",
+        )
+    )
+    fan = _fan_positions(7, 0.0, 0.0, 0.9, 0.0, 0.3)
+    out.append(
+        FFScene(
+            "stipple_polygon_edges",
+            fan,
+            _colors(rng, 7),
+            mode="polygon",
+            polygon_mode=("line", "line"),
+            line_stipple=(1, 0x0F3F),
+        )
+    )
+    tris = _grid_triangles(rng, 6, -0.6, 0.6)
+    out.append(
+        FFScene(
+            "stipple_triangle_edges",
+            tris,
+            _colors(rng, 18),
+            polygon_mode=("line", "fill"),
+            line_stipple=(2, 0x33CC),
+            width=48,
+            height=40,
+        )
+    )
+    return out
+
+
 def all_scenes() -> list[FFScene]:
     return (
         _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
-        + _stipple_scenes()
+        + _stipple_scenes() + _line_stipple_scenes()
     )  # fmt: skip
 
 

@@ -114,14 +114,6 @@ def test_segments_of_each_mode():
     assert lines.tolist() == [[0, 1], [2, 3], [4, 5]]
 
 
-@pytest.mark.parametrize("rast, msg", [(dict(line_smooth=True), "smooth")])
-def test_unsupported_line_modes(ctx, screen, rast, msg):
-    rt = setup(screen, ctx, **rast)
-    with pytest.raises(UnsupportedError, match=msg):
-        draw(ctx, rt, [vert(2.5, 5.5), vert(8.5, 5.5)])
-        ctx.flush().wait(None)
-
-
 def test_adjacency_primitives():
     from gallium.draw import assemble
 

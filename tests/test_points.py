@@ -9,7 +9,7 @@ from helpers import make_target, read_rgba8
 from scenes import VS_TGSI_POINTS
 
 from gallium import pipe
-from gallium.pipe.errors import PipeValueError, UnsupportedError
+from gallium.pipe.errors import PipeValueError
 
 # IN[0] position, IN[1] colour, IN[2].x point size (PSIZE)
 VS = VS_TGSI_POINTS
@@ -164,13 +164,6 @@ def test_sprite_coordinates(ctx, screen, mode):
     ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FS_SPRITE)))
     draw(ctx, rt, [point(10.0, 8.0, 4.0)])
     assert not read_rgba8(ctx, rt)[6:10, 8:12].any()
-
-
-def test_smooth_points_unsupported(ctx, screen):
-    rt = setup(screen, ctx, point_smooth=True)
-    with pytest.raises(UnsupportedError, match="smooth"):
-        draw(ctx, rt, [point(10.5, 7.5, 3.0)])
-        ctx.flush().wait(None)
 
 
 def test_sizes_are_checked_and_capped(ctx, screen):

@@ -369,3 +369,49 @@ def test_line_stipple_pixels(ctx, screen, mode, factor, pattern, want):
     lit = np.argwhere(read_rgba8(ctx, rt)[..., 1] == 255)
     assert lit[:, 0].tolist() == [5] * len(want)
     assert lit[:, 1].tolist() == want
+
+
+def test_smooth_point_coverage(ctx, screen):
+    """A size-4 point at (12, 8): radius 2, k = (1 - 1/2)^2 = 1/4; (s, t)
+    at a pixel centre is its offset / 2.  The corners (d = 1.125) are killed,
+    the inner four (d = 0.125 <= k) get (1 - d) / (1 - k) -- Mesa 22.3's NIR
+    lowering applies the falloff inside k -- and the edges (k < d <= 1) 1."""
+    rast = pipe.RasterizerState(point_smooth=True, point_size=4.0)
+    rt, _ = _setup(screen, ctx, rast, fmt=pipe.Format.R32G32B32A32_FLOAT)
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 0.0))
+    _draw(ctx, [_px(12, 8)], [(1.0, 1.0, 1.0, 1.0)], pipe.Prim.POINTS)
+    alpha = _floats(ctx, rt)[..., 3]
+    inner = np.float32(np.float32(1.0) / np.float32(0.75)) * np.float32(0.875)
+    want = np.zeros((H, W), np.float32)
+    want[6:10, 10:14] = 1.0
+    want[[6, 6, 9, 9], [10, 13, 10, 13]] = 0.0
+    want[7:9, 11:13] = inner
+    np.testing.assert_array_equal(alpha, want)
+
+
+def test_smooth_point_under_multisample_is_square(ctx, screen):
+    """The aa stages run only without ``multisample`` (draw_pipe_validate.c)."""
+    rast = pipe.RasterizerState(point_smooth=True, point_size=4.0, multisample=True)
+    rt, _ = _setup(screen, ctx, rast, fmt=pipe.Format.R32G32B32A32_FLOAT)
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 0.0))
+    _draw(ctx, [_px(12, 8)], [(1.0, 1.0, 1.0, 1.0)], pipe.Prim.POINTS)
+    want = np.zeros((H, W), np.float32)
+    want[6:10, 10:14] = 1.0
+    np.testing.assert_array_equal(_floats(ctx, rt)[..., 3], want)
+
+
+def test_smooth_line_coverage(ctx, screen):
+    """A width-1 line from (2.25, 5.25) to (21.75, 5.25): a rectangle 1
+    either side and half a pixel past each end; alpha = sat(1 - |across|)
+    * sat(hl - |along|) with hl = 19.5 / 2 + 0.5: 0.75 on row 5, 0.25 on
+    row 4, times 0.75 at the end columns (to the last bits of the set-up
+    planes' evaluation: the llvmpipe scenes of tests/test_ff_reference.py
+    check those bits)."""
+    rast = pipe.RasterizerState(line_smooth=True)
+    rt, _ = _setup(screen, ctx, rast, fmt=pipe.Format.R32G32B32A32_FLOAT)
+    ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 0.0))
+    _draw(ctx, [_px(2.25, 5.25), _px(21.75, 5.25)], [(1.0, 1.0, 1.0, 1.0)] * 2, pipe.Prim.LINES)
+    want = np.zeros((H, W), np.float32)
+    want[5, 2:22], want[4, 2:22] = 0.75, 0.25
+    want[4:6, [2, 21]] *= 0.75
+    np.testing.assert_allclose(_floats(ctx, rt)[..., 3], want, rtol=0, atol=2e-6)

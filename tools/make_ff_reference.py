@@ -112,6 +112,9 @@ def render(name: str) -> None:
     if s.line_stipple is not None:
         gl.LineStipple(*s.line_stipple)
         gl.Enable(CAPS["line_stipple"])
+    for flag in ("point_smooth", "line_smooth", "poly_smooth"):
+        if getattr(s, flag):
+            gl.Enable(CAPS[flag.replace("poly", "polygon")])
     gl.LineWidth(s.line_width)
     gl.PointSize(s.point_size)
     for first, count in s.draw_list():

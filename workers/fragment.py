@@ -74,6 +74,9 @@ class FragmentState:
     # triangles drawn with it, else None: fragments off the pattern are
     # killed, anchored to the window as the fragment shader sees it
     stipple: Any = None
+    # smooth points or lines (gallium/draw/smooth.py): ("point" | "line", the
+    # IN register of their coverage coordinate), else None
+    smooth: Any = None
     stats: dict[str, int] = field(default_factory=dict)
     # The shader takes derivatives (DDX/DDY, or sampling with an implicit LOD):
     # its lanes must come in 2x2 quads.  Otherwise one lane per covered pixel.
@@ -187,6 +190,7 @@ def _alike(a: FragmentState, b: FragmentState) -> bool:
         != (b.coord_lower_left, b.coord_integer_center, b.fb_height)
         or (a.depth_clamp, a.sample_mask_zero, a.logicop, a.clamp_color)
         != (b.depth_clamp, b.sample_mask_zero, b.logicop, b.clamp_color)
+        or a.smooth != b.smooth
         or (a.stipple is None) != (b.stipple is None)
         or (a.stipple is not None and not np.array_equal(a.stipple, b.stipple))
         or (a.needs_quads, a.early_z, a.passthrough) != (b.needs_quads, b.early_z, b.passthrough)
@@ -1296,12 +1300,13 @@ def write_color(
         if src1 is not None:
             src1 = src1[:, sel]
         alive = None
-    logic = state.logicop is not None and logic_op_applies(target.desc)
+    logicop = getattr(state, "logicop", None)  # (a blit's write state has none)
+    logic = logicop is not None and logic_op_applies(target.desc)
     band = getattr(_band, "resident", None)  # (not resident_colour(): see defer_clear)
     if band is not None and band.clears:
         band.before_write(target, idx, dense, alive, rt, colormask, logic)
     if logic:  # (overrides blending)
-        _write_logicop(target, idx, dense, alive, color, state.logicop, colormask)
+        _write_logicop(target, idx, dense, alive, color, logicop, colormask)
         return
     # A NaN colour converts to whatever the platform's cast gives (every path
     # the same); it is not the application's warning to see.

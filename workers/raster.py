@@ -1103,7 +1103,52 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None, h
     res = state.kernel(env)
     outputs = {reg: _stacked(chans, n, stacks) for reg, chans in res.outputs.items()}
     kill = None if res.kill is None else np.broadcast_to(res.kill, (n,))
+    if state.smooth is not None:
+        kind, reg = state.smooth
+        outputs, kill = _smooth_coverage(state, kind, inputs[reg], outputs, kill, n)
     return outputs, kill, z
+
+
+def _smooth_coverage(state: FragmentState, kind: str, coord: list, outputs: dict, kill, n: int):
+    """Smooth points and lines (gallium/draw/smooth.py): the alpha of every
+    colour output times the coverage from the interpolated coordinate, as
+    Mesa 22.3's nir_lower_aapoint_fs / nir_lower_aaline_fs compute it for
+    llvmpipe.  A point's fragments beyond the unit circle (1 < s^2 + t^2)
+    are killed; its factor is (1 - d) / (1 - k) where k >= d, else 1 (the
+    NIR lowering's choice, kept).  A line's is sat(hw - |x|) * sat(hl - |y|)."""
+    x, y, zc, wc = (np.asarray(c, F32) for c in coord)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if kind == "point":
+            dist = (x * x + y * y).astype(F32)
+            out = wc < dist
+            kill = out if kill is None else (kill | out)
+            cov = ((F32(1.0) / (wc - zc)) * (wc - dist)).astype(F32)
+            factor = np.where(zc >= dist, cov, wc).astype(F32)
+        else:
+            a = (y - np.abs(x)).astype(F32)
+            b = (wc - np.abs(zc)).astype(F32)
+            # (saturate: NaN to 0)
+            a = np.where(a > 0, np.where(a < 1, a, F32(1.0)), F32(0.0)).astype(F32)
+            b = np.where(b > 0, np.where(b < 1, b, F32(1.0)), F32(0.0)).astype(F32)
+            factor = (a * b).astype(F32)
+    factor = np.broadcast_to(factor, (n,))
+    out = dict(outputs)
+    for reg in _colour_output_regs(state):
+        if reg in out:
+            stack = np.array(out[reg], F32)
+            stack[3] = stack[3] * factor
+            out[reg] = stack
+    return out, kill
+
+
+def _colour_output_regs(state: FragmentState) -> list[int]:
+    """Every COLOR output register of the fragment shader."""
+    regs = state.__dict__.get("_colour_regs")
+    if regs is None:
+        decls = state.kernel.output_decls
+        regs = sorted(r for r, d in decls.items() if d.semantic == "COLOR")
+        state.__dict__["_colour_regs"] = regs
+    return regs
 
 
 def _lane_tris(geom, n: int) -> np.ndarray:

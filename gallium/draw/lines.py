@@ -389,11 +389,19 @@ def _between(v: np.ndarray, closed_low: bool) -> np.ndarray:
 
 def setup_lines(
     win, oow, lines, attrs, interp, *, width, region, half_pixel_center, bottom_edge_rule,
-    prim_ids, flat_values, multisample=False, last_pixel=False,
+    prim_ids, flat_values, multisample=False, last_pixel=False, smooth=False,
 ) -> TriangleSet:  # fmt: skip
     """Set up segments ``lines`` (L, 2) as llvmpipe does: two triangles each
     over its parallelogram, with the line's own attribute, z and 1/w planes.
-    ``flat_values`` (L, K, 4): each segment's provoking-vertex inputs."""
+    ``flat_values`` (L, K, 4): each segment's provoking-vertex inputs.
+    ``smooth``: antialiased lines instead (gallium/draw/smooth.py)."""
+    if smooth:
+        from .smooth import smooth_lines
+
+        return smooth_lines(
+            win, oow, attrs, interp, lines, prim_ids, flat_values, line_width=width,
+            region=region, half_pixel_center=half_pixel_center, bottom_edge_rule=bottom_edge_rule,
+        )  # fmt: skip
     k = attrs.shape[1]
     if lines.shape[0] == 0:
         return empty_set(k)

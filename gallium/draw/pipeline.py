@@ -138,6 +138,12 @@ class VertexProgram:
     # line stipple (gallium/draw/lines.py stipple_lines): (factor, pattern,
     # rectangular) or None
     line_stipple: Any = None
+    # smooth points and lines (gallium/draw/smooth.py): point_smooth or
+    # line_smooth without multisample, and whether the points' radius is
+    # their vertices' PSIZE
+    point_smooth: bool = False
+    line_smooth: bool = False
+    smooth_psize: bool = False
 
     @property
     def interp(self) -> list[str]:
@@ -610,7 +616,7 @@ class DrawPipeline:
                         flat if flat is not None
                         else attrs[segs[:, 0 if rast.flatshade_first else 1]]
                     ),
-                    last_pixel=rast.line_last_pixel, **common,
+                    last_pixel=rast.line_last_pixel, smooth=prog.line_smooth, **common,
                 )  # fmt: skip
             else:
                 pts, tri_of = run[1], run[2]
@@ -622,7 +628,8 @@ class DrawPipeline:
                 ts, _ = setup_points(
                     pieces.win, pieces.oow, pieces.pos, attrs, interp, pts,
                     pieces.prim_ids[tri_of], size, rast=rast, planes=planes, active=[],
-                    sprite=prog.sprite, region=region,
+                    sprite=prog.sprite, region=region, smooth=prog.point_smooth,
+                    per_vertex_size=prog.psize_slot is not None and rast.point_size_per_vertex,
                 )  # fmt: skip
             if stippling and ts.count and filled.size:
                 ts.stipple = np.isin(ts.prim_id.astype(np.int64) >> 32, filled)
@@ -676,7 +683,8 @@ class DrawPipeline:
         ts, kept_ids = setup_points(
             win, oow, verts.pos, verts.attrs, prog.interp, pts, wide, size,
             rast=rast, planes=planes, active=active, sprite=prog.sprite, region=group[0].region,
-            multisample=prog.multisample,
+            multisample=prog.multisample, smooth=prog.point_smooth,
+            per_vertex_size=prog.smooth_psize,
         )  # fmt: skip
         if any(d.queries for d in group):
             kept = np.bincount(kept_ids >> 32, minlength=len(group))
@@ -763,7 +771,7 @@ class DrawPipeline:
             width=min(rast.line_width, prog.max_line_width), region=group[0].region,
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
             multisample=prog.multisample, prim_ids=kept, flat_values=flat,
-            last_pixel=rast.line_last_pixel,
+            last_pixel=rast.line_last_pixel, smooth=prog.line_smooth,
         )  # fmt: skip
         seg = ts.prim_id.astype(np.int64)
         ts.prim_id = tags[seg] << 32 | prims[seg]
@@ -854,7 +862,8 @@ class DrawPipeline:
             ts, kept_ids = setup_points(
                 win, oow, out.pos, attrs, interp, pts, out.draw << 32 | out.prim, size,
                 rast=rast, planes=planes, active=active, sprite=prog.sprite,
-                region=group[0].region, multisample=prog.multisample,
+                region=group[0].region, multisample=prog.multisample, smooth=prog.point_smooth,
+                per_vertex_size=psize is not None and rast.point_size_per_vertex,
             )  # fmt: skip
             nout = np.bincount(kept_ids >> 32, minlength=len(group))
             sets = [ts]

@@ -44,6 +44,8 @@ def setup_points(
     sprite: tuple[int, ...],
     region: object,
     multisample: bool = False,
+    smooth: bool = False,
+    per_vertex_size: bool = False,
 ) -> tuple[TriangleSet, np.ndarray]:
     """Clip and set up the points at vertices ``pts`` (window coordinates
     ``win``, clip coordinates ``pos``), with primitive ids ``prims`` and
@@ -62,6 +64,15 @@ def setup_points(
         pts, prims, size = pts[keep], prims[keep], size[keep]
         if not isinstance(region, tuple):
             region = tuple(r[keep] for r in region)
+    if smooth:  # antialiased points (gallium/draw/smooth.py)
+        from .smooth import smooth_points
+
+        ts = smooth_points(
+            win, oow, attrs, interp, pts, prims, size, per_vertex=per_vertex_size,
+            point_size=float(rast.point_size), region=region,
+            half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
+        )  # fmt: skip
+        return ts, prims
     m = pts.size
     po = F32(0.5) if rast.half_pixel_center else F32(0.0)
     win4 = np.empty((m, 4, 3), F32)

@@ -51,6 +51,10 @@ class TriangleSet:
     zoffset: np.ndarray | None = None
     # (M,) bool: drawn with the polygon stipple (gallium/draw/polygon.py), or None for none
     stipple: np.ndarray | None = None
+    # smooth points or lines (gallium/draw/smooth.py): "point" or "line", the
+    # last input slot their coverage coordinate, not the fragment shader's;
+    # "" for anything else
+    smooth: str = ""
 
 
 def empty_set(k: int) -> TriangleSet:
@@ -92,6 +96,7 @@ def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
         None if ts.vy is None else ts.vy[idx],
         None if ts.zoffset is None else ts.zoffset[idx],
         None if ts.stipple is None else ts.stipple[idx],
+        ts.smooth,
     )
 
 
@@ -121,6 +126,7 @@ def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
         cat("vy") if has_v else None,
         _cat_offsets(parts),
         _cat_flags(parts, "stipple"),
+        parts[0].smooth,
     )
 
 

@@ -195,6 +195,8 @@ class Binner:
                 for q in f.stat_queries:
                     q.stats.ps_invocations += n
         states = [self._state_of(f, scene) for f in frags]
+        if ts.smooth:
+            states = [_smooth_state(st, ts) for st in states]
         if ts.stipple is not None and any(f.base.raster[2] is not None for f in frags):
             states, tri_frag = _stipple_states(states, frags, ts, tri_frag)
         before = len(scene.commands)
@@ -262,6 +264,7 @@ class Binner:
         else:
             st = object.__new__(type(got[1]))
             st.__dict__.update(got[1].__dict__)
+            st.__dict__.pop("_variants", None)  # (made with the template's constants)
             st.consts = _state_consts(frag)
             st.stats = {}
         # (the serial, not the scene: a snapshot outlives its scenes)
@@ -358,6 +361,28 @@ class Binner:
         return st
 
 
+def _smooth_state(st: Any, ts: Any) -> Any:
+    """The state of smooth points or lines (gallium/draw/smooth.py): the
+    draw's, the coverage coordinate (the set's last input slot) read into one
+    more IN register and the colour alphas multiplied by the coverage
+    (workers/raster.py _smooth_coverage); made once per state."""
+    cache = st.__dict__.setdefault("_variants", {})
+    var = cache.get(ts.smooth)
+    if var is None:
+        regs = [reg for reg, _, _ in st.fs_inputs] + list(st.kernel.input_decls)
+        reg = max(regs, default=-1) + 1
+        var = object.__new__(type(st))
+        var.__dict__.update(st.__dict__)
+        var.__dict__.pop("_variants", None)
+        var.fs_inputs = [*st.fs_inputs, (reg, "attr", ts.inputs.shape[1] - 1)]
+        var.smooth = (ts.smooth, reg)
+        var.early_z = False  # (a point's kill; the alphas change)
+        var.passthrough = var.texpass = None
+        var.stats = {}
+        cache[ts.smooth] = var
+    return var
+
+
 def _stipple_states(states: list, frags: list, ts: Any, tri_frag: Any) -> tuple:
     """The states of triangles drawn with the polygon stipple (``ts.stipple``,
     gallium/draw/polygon.py) are their draw's state with the stipple's rows:
@@ -370,15 +395,17 @@ def _stipple_states(states: list, frags: list, ts: Any, tri_frag: Any) -> tuple:
         if rows is None:
             continue
         st = states[k]
-        var = st.__dict__.get("_stippled")
+        cache = st.__dict__.setdefault("_variants", {})
+        var = cache.get("stipple")
         if var is None:  # (made once per state: a copy with the rows, and KILL's rules)
             var = object.__new__(type(st))
             var.__dict__.update(st.__dict__)
+            var.__dict__.pop("_variants", None)
             var.stipple = np.array(rows, np.uint32)
             var.early_z = False
             var.passthrough = var.texpass = None
             var.stats = {}
-            st.__dict__["_stippled"] = var
+            cache["stipple"] = var
         remap = np.append(remap, len(variants)).astype(np.int32)
         tf = np.where(ts.stipple & (tf == k), len(variants), tf).astype(np.int32)
         variants.append(var)

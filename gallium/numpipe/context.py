@@ -215,6 +215,10 @@ def polygon_program(rast: RasterizerState, last: Any, link: list, pipeline: bool
             if rast.line_stipple_enable
             else None
         ),
+        # (draw_pipe_validate.c: the aa stages only without multisample)
+        "point_smooth": bool(rast.point_smooth and not rast.multisample),
+        "line_smooth": bool(rast.line_smooth and not rast.multisample),
+        "smooth_psize": bool(rast.point_size_per_vertex) and last.output_index("PSIZE") is not None,
     }
 
 

@@ -389,6 +389,7 @@ class Scene:
             and last.parts[0].inputs.shape[1:] == tris.inputs.shape[1:]
             and np.array_equal(last.parts[0].perspective, tris.perspective)
             and (last.parts[0].zoffset is None) == (tris.zoffset is None)
+            and last.parts[0].smooth == tris.smooth
         ):
             return last
         return None

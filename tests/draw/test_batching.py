@@ -215,6 +215,15 @@ RASTERIZERS = [
         fill_front=pipe.PolygonMode.LINE,
         line_width=2.0,
     ),
+    # smooth points and lines (the draw module's aa stages), polygons drawn as them
+    pipe.RasterizerState(
+        point_smooth=True,
+        line_smooth=True,
+        point_size=3.0,
+        line_width=2.5,
+        fill_front=pipe.PolygonMode.POINT,
+        fill_back=pipe.PolygonMode.LINE,
+    ),
 ]
 MODES = [
     pipe.Prim.TRIANGLES,

@@ -93,10 +93,6 @@ class Env:
         ctx.destroy_query(self.dead_query)
         self.query = ctx.create_query(pipe.QueryType.OCCLUSION_COUNTER)
         self.fixed = ctx.create_compute_state(pipe.ComputeState(prog=COMP_FIXED))
-        self.rast = {
-            name: ctx.create_rasterizer_state(pipe.RasterizerState(**{name: True}))
-            for name in ("point_smooth", "line_smooth")
-        }
 
     def buffer(self, size):
         return self.screen.resource_create(
@@ -303,12 +299,6 @@ BAD_CALLS = [
            lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.TRIANGLE_STRIP_ADJACENCY, count=6)))),
     ("PATCHES", PipeValueError, "info.mode PATCHES needs a tessellation evaluation shader",
      lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.PATCHES, vertices_per_patch=3))),
-    ("smooth points", UnsupportedError, "smooth (antialiased) points are not implemented",
-     _with("bind_rasterizer_state", lambda e: e.rast["point_smooth"], lambda e: None,
-           lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.POINTS, count=1)))),
-    ("smooth lines", UnsupportedError, "smooth (antialiased) lines are not implemented",
-     _with("bind_rasterizer_state", lambda e: e.rast["line_smooth"], lambda e: None,
-           lambda e: e.ctx.draw_vbo(_draw(pipe.Prim.LINES, count=2)))),
     ("launch_grid with no compute state", PipeValueError, "compute state must be bound",
      lambda e: e.ctx.launch_grid(pipe.GridInfo(block=(4, 1, 1), grid=(1, 1, 1)))),
     ("launch_grid against the program's fixed block", PipeValueError,

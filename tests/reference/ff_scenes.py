@@ -137,6 +137,9 @@ class FFScene:
     # glPolygonStipple: 32 rows from the bottom, bit 31 of a row the leftmost pixel
     poly_stipple: tuple | None = None
     line_stipple: tuple | None = None  # glLineStipple(factor, pattern)
+    point_smooth: bool = False  # GL_POINT_SMOOTH
+    line_smooth: bool = False  # GL_LINE_SMOOTH
+    poly_smooth: bool = False  # GL_POLYGON_SMOOTH
     note: str = ""
 
     def draw_list(self) -> list:
@@ -189,6 +192,9 @@ def gallium_state(scene: FFScene, pipe) -> dict:
         point_size=scene.point_size,
         depth_clip=not scene.depth_clamp,
         poly_stipple_enable=scene.poly_stipple is not None,
+        point_smooth=scene.point_smooth,
+        line_smooth=scene.line_smooth,
+        poly_smooth=scene.poly_smooth,
     )
     if scene.line_stipple is not None:  # (GL's factor 1-256 is Gallium's 0-255)
         rast.line_stipple_enable = True
@@ -699,10 +705,123 @@ def _line_stipple_scenes() -> list[FFScene]:
     return out
 
 
+def _smooth_scenes() -> list[FFScene]:
+    """Smooth points and lines (draw_pipe_aapoint.c, draw_pipe_aaline.c and
+    the coverage of nir_draw_helpers.c): sizes and widths below, at and above
+    the stages' thresholds, blended (the coverage is the alpha), lines of
+    every direction and length (a short one's own length rule), strips,
+    polygons drawn as smooth lines and points, flat colour; and
+    GL_POLYGON_SMOOTH, which llvmpipe ignores (triangles as without it)."""
+    rng = np.random.default_rng(31)
+    out = []
+    pts = np.zeros((14, 4), F32)
+    pts[:, 0:2] = rng.uniform(-0.95, 0.95, (14, 2))
+    pts[:, 2] = rng.uniform(-0.5, 0.5, 14)
+    pts[:, 3] = 1.0
+    pcols = rng.uniform(0.2, 1.0, (14, 4)).astype(F32)
+    for size in (1.0, 2.0, 3.5, 7.0):
+        for blend in (True, False):
+            out.append(
+                FFScene(
+                    f"smooth_points_{size:g}_{'blend' if blend else 'opaque'}".replace(".", "_"),
+                    pts,
+                    pcols,
+                    mode="points",
+                    point_size=size,
+                    point_smooth=True,
+                    blend=blend,
+                    depth="z24s8",
+                    width=48,
+                    height=40,
+                )
+            )
+    ends = np.zeros((16, 4), F32)
+    ang = np.linspace(0.1, 2 * np.pi + 0.1, 8, endpoint=False)
+    ends[0::2, 0] = 0.1 * np.cos(ang)
+    ends[0::2, 1] = 0.1 * np.sin(ang)
+    ends[1::2, 0] = 0.9 * np.cos(ang)
+    ends[1::2, 1] = 0.85 * np.sin(ang)
+    ends[:, 2] = rng.uniform(-0.5, 0.5, 16)
+    ends[:, 3] = 1.0
+    ends[14:16, 0:2] = [[0.3, -0.2], [0.31, -0.195]]  # a short segment
+    lcols = rng.uniform(0.2, 1.0, (16, 4)).astype(F32)
+    for width in (1.0, 1.5, 4.0):
+        out.append(
+            FFScene(
+                f"smooth_lines_{width:g}".replace(".", "_"),
+                ends,
+                lcols,
+                mode="lines",
+                line_width=width,
+                line_smooth=True,
+                blend=True,
+                depth="z16",
+                width=48,
+                height=40,
+            )
+        )
+    strip = np.zeros((9, 4), F32)
+    strip[:, 0:2] = rng.uniform(-1.1, 1.1, (9, 2))
+    strip[:, 2] = rng.uniform(-0.5, 0.5, 9)
+    strip[:, 3] = 1.0
+    out.append(
+        FFScene(
+            "smooth_line_strip_flat",
+            strip,
+            rng.uniform(0.2, 1.0, (9, 4)).astype(F32),
+            mode="line_strip",
+            line_width=2.0,
+            line_smooth=True,
+            blend=True,
+            flat=True,
+            provoking="first",
+            width=48,
+            height=40,
+        )
+    )
+    fan = _fan_positions(7, 0.0, 0.0, 0.8, 0.0, 0.3)
+    fcols = _colors(rng, 7)
+    out.append(
+        FFScene(
+            "smooth_polygon_lines",
+            fan,
+            fcols,
+            mode="polygon",
+            polygon_mode=("line", "line"),
+            line_smooth=True,
+            blend=True,
+        )
+    )
+    out.append(
+        FFScene(
+            "smooth_polygon_points",
+            fan,
+            fcols,
+            mode="polygon",
+            polygon_mode=("point", "point"),
+            point_size=4.0,
+            point_smooth=True,
+            blend=True,
+        )
+    )
+    tris = _grid_triangles(rng, 5, -0.6, 0.6)
+    out.append(
+        FFScene(
+            "smooth_polygon_ignored",
+            tris,
+            _colors(rng, 15),
+            poly_smooth=True,
+            blend=True,
+            depth="z24s8",
+        )
+    )
+    return out
+
+
 def all_scenes() -> list[FFScene]:
     return (
         _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
-        + _stipple_scenes() + _line_stipple_scenes()
+        + _stipple_scenes() + _line_stipple_scenes() + _smooth_scenes()
     )  # fmt: skip
 
 

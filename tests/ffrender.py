@@ -15,7 +15,7 @@ REF = Path(__file__).resolve().parent / "reference"
 if str(REF) not in sys.path:
     sys.path.insert(0, str(REF))
 
-from ff_scenes import FRAGMENT_SHADERS, TGSI_VS, FFScene, gallium_state  # noqa: E402
+from ff_scenes import FRAGMENT_SHADERS, FFScene, gallium_state, vertex_shaders  # noqa: E402
 
 FF = REF / "ff"
 MODES = {
@@ -87,7 +87,8 @@ def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
     ctx.bind_rasterizer_state(ctx.create_rasterizer_state(st["rast"]))
     if scene.poly_stipple is not None:
         ctx.set_polygon_stipple(pipe.PolyStipple(stipple=list(scene.poly_stipple)))
-    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=TGSI_VS)))
+    vs = vertex_shaders(scene.program_point_size)[1]
+    ctx.bind_vs_state(ctx.create_vs_state(pipe.ShaderState(tokens=vs)))
     ctx.bind_fs_state(ctx.create_fs_state(pipe.ShaderState(tokens=FRAGMENT_SHADERS[scene.fs][1])))
     if scene.logic_op is not None or scene.blend:
         rt_blend = pipe.RtBlendState()

@@ -415,3 +415,74 @@ def test_smooth_line_coverage(ctx, screen):
     want[5, 2:22], want[4, 2:22] = 0.75, 0.25
     want[4:6, [2, 21]] *= 0.75
     np.testing.assert_allclose(_floats(ctx, rt)[..., 3], want, rtol=0, atol=2e-6)
+
+
+def test_point_tri_clip_keeps_points_whose_centre_leaves_the_viewport(ctx, screen):
+    """point_tri_clip (d3d-style, draw_pipe_clip.c clip_point_guard_xy): a
+    6-pixel point centred 1 pixel left of the framebuffer draws its right
+    part; without it the centre's clip drops the point."""
+    for tri_clip, want in ((False, 0), (True, 2 * 6)):
+        rast = pipe.RasterizerState(
+            point_size=6.0, point_quad_rasterization=True, point_tri_clip=tri_clip
+        )
+        rt, _ = _setup(screen, ctx, rast)
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        _draw(ctx, [_px(-1.0, 8.0)], [GREEN], pipe.Prim.POINTS)
+        lit = read_rgba8(ctx, rt)[..., 1] == 255
+        assert int(lit.sum()) == want
+        if want:
+            assert lit[5:11, 0:2].all()
+
+
+def test_point_size_per_vertex_scissors_to_the_viewport(ctx, screen):
+    """llvmpipe's "fake viewport scissor" (lp_setup.c): while the rasterizer
+    has point_size_per_vertex, every primitive is also scissored to the
+    viewport's rectangle -- here a 4-pixel-wide line crossing the edge of a
+    viewport 4 pixels in from the framebuffer's left.  (tests/
+    test_ff_reference.py's vp_scissor scenes are llvmpipe's images.)"""
+    for per_vertex in (False, True):
+        rast = pipe.RasterizerState(line_width=4.0, point_size_per_vertex=per_vertex)
+        rt, _ = _setup(screen, ctx, rast)
+        ctx.set_viewport_states(
+            0, [pipe.ViewportState(scale=(10.0, H / 2, 0.5), translate=(14.0, H / 2, 0.5))]
+        )
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        # (viewport x 4..24: clip x -1 is window 4; the line is vertical at x = 4)
+        _draw(ctx, [[-1.0, -0.5, 0.0, 1.0], [-1.0, 0.5, 0.0, 1.0]], [GREEN] * 2, pipe.Prim.LINES)
+        cols = np.flatnonzero((read_rgba8(ctx, rt)[..., 1] == 255).any(axis=0))
+        assert cols.tolist() == ([4, 5] if per_vertex else [2, 3, 4, 5])
+
+
+FS_LINEAR = """FRAG
+DCL IN[0], GENERIC[0], LINEAR
+DCL OUT[0], COLOR
+  0: MOV OUT[0], IN[0]
+  1: END
+"""
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_force_persample_interp_interpolates_at_each_sample(ctx, screen, force):
+    """force_persample_interp: every input at its sample's position (red =
+    x / 8 across an 8x8 target: sample s of column x gets (x + sx) / 8),
+    as a SAMPLE-located input would; off, every sample gets the centre's."""
+    from test_msaa import POS4, ms_texture, samples_of
+    from test_msaa import setup as ms_setup
+
+    res = ms_texture(screen, 8, 8, 4)
+    ms_setup(ctx, res, fs=FS_LINEAR)
+    ctx.bind_rasterizer_state(
+        ctx.create_rasterizer_state(
+            pipe.RasterizerState(multisample=True, force_persample_interp=force)
+        )
+    )
+    ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 0))
+    corners = [(0, 0, 0.0), (8, 0, 1.0), (8, 8, 1.0), (0, 0, 0.0), (8, 8, 1.0), (0, 8, 0.0)]
+    v = np.array([[x / 4 - 1, y / 4 - 1, 0.5, 1, r, 0, 0, 1] for x, y, r in corners], np.float32)
+    ctx.set_vertex_buffers(0, [pipe.VertexBuffer(stride=32, buffer_offset=0, buffer=v)])
+    ctx.draw_vbo(pipe.DrawInfo(mode=pipe.Prim.TRIANGLES, start=0, count=6))
+    red = samples_of(ctx, res).view(np.uint8).reshape(4, 8, 8, 4)[..., 0]
+    for s, (sx, _) in enumerate(POS4):
+        at = (np.arange(8) + (sx if force else 0.5)) / 8
+        want = np.rint(np.float32(at) * 255).astype(np.uint8)
+        assert (red[s] == want[None, :]).all(), s

@@ -36,14 +36,19 @@ GL_CCW, GL_CW = 0x0901, 0x0900
 
 def render(name: str) -> None:
     import numpy as np
-    from ff_scenes import FRAGMENT_SHADERS, GLSL_VS, scene_by_name  # type: ignore[import-not-found]
+    from ff_scenes import (  # type: ignore[import-not-found]
+        FRAGMENT_SHADERS,
+        scene_by_name,
+        vertex_shaders,
+    )
     from gl_compat import CAPS, DEPTH_FUNCS, FACES, GL, LOGIC_OPS, POLYGON_MODES, PRIMS
     from PIL import Image
 
     s = scene_by_name(name)
     gl = GL()
     gl.framebuffer(s.width, s.height, s.color_format, s.depth)
-    gl.program(GLSL_VS, FRAGMENT_SHADERS[s.fs][0], ["in_pos", "in_color", "in_back"])
+    vs = vertex_shaders(s.program_point_size)[0]
+    gl.program(vs, FRAGMENT_SHADERS[s.fs][0], ["in_pos", "in_color", "in_back"])
     data = s.vertex_data()
     gl.vertices(data[:, :12], [4, 4, 4])
     if s.edges is not None:  # the fixed-function edge-flag array, one byte a vertex
@@ -115,6 +120,10 @@ def render(name: str) -> None:
     for flag in ("point_smooth", "line_smooth", "poly_smooth"):
         if getattr(s, flag):
             gl.Enable(CAPS[flag.replace("poly", "polygon")])
+    if s.program_point_size is not None:
+        gl.Enable(CAPS["program_point_size"])
+    if s.viewport is not None:
+        gl.fn("glViewport", None, C.c_int, C.c_int, C.c_int, C.c_int)(*s.viewport)
     gl.LineWidth(s.line_width)
     gl.PointSize(s.point_size)
     for first, count in s.draw_list():

@@ -57,6 +57,12 @@ def setup_points(
     # clip: the centre against the active planes
     centre = pos[pts]
     keep = np.isfinite(centre).all(axis=1) & np.isfinite(size)
+    if getattr(rast, "point_tri_clip", False) and active:
+        # d3d-style points (draw_pipe_clip.c clip_point_guard_xy): not
+        # clipped in x and y -- only a centre with w <= 0 is dropped -- so a
+        # point whose centre leaves the viewport still draws its square
+        keep &= centre[:, 3] > 0
+        active = [p for p in active if p >= 4]
     with np.errstate(invalid="ignore", over="ignore"):
         for p in active:
             keep &= clip.plane_distance(centre, planes[p]) >= 0

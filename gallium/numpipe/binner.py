@@ -434,14 +434,18 @@ def sample_state(frag: FragmentBase, scene: Any) -> Any:
     samples = scene.samples
     if samples == 1 and not (blend.alpha_to_coverage or blend.alpha_to_one):
         return None
-    min_samples, multisample, half_pixel_center = frag.sample_opts
+    min_samples, multisample, half_pixel_center, force = frag.sample_opts
     kern = frag.fs.kernel
     svs = set(kern.system_value_decls.values())
     decls = kern.input_decls
+    # force_persample_interp: every input at the sample (and so shaded per sample)
+    force = force and samples > 1 and multisample
     sample_slots = frozenset(
         slot
         for reg, kind, slot in frag.fs_inputs
-        if kind == "attr" and decls.get(reg) is not None and decls[reg].location == "SAMPLE"
+        if kind == "attr"
+        and decls.get(reg) is not None
+        and (force or decls[reg].location == "SAMPLE")
     )
     per_sample = bool(
         samples > 1
@@ -457,6 +461,7 @@ def sample_state(frag: FragmentBase, scene: Any) -> Any:
         and decls[reg].interpolate != "CONSTANT"
         and samples > 1
         and multisample
+        and not force
     )
     return SampleState(
         samples=samples,

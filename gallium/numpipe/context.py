@@ -222,6 +222,32 @@ def polygon_program(rast: RasterizerState, last: Any, link: list, pipeline: bool
     }
 
 
+def _viewport_scissor(vp: ViewportState, region: tuple) -> tuple:
+    """llvmpipe's "fake viewport scissor" (lp_setup.c): while the rasterizer
+    state has point_size_per_vertex (which llvmpipe takes for its setup's
+    point_tri_clip), every primitive is also scissored to viewport 0's
+    rectangle, rounded as lp_setup_set_viewports rounds it (float32, then
+    truncated).  An empty intersection is the empty region."""
+    sx, sy = F32(vp.scale[0]), F32(abs(F32(vp.scale[1])))
+    x0 = F32(F32(vp.translate[0]) - sx)
+    y0 = F32(F32(vp.translate[1]) - sy)
+    with np.errstate(invalid="ignore", over="ignore"):
+        box = [
+            F32(x0 + F32(0.499)),
+            F32(F32(F32(sx * F32(2.0)) + x0) - F32(0.501)),
+            F32(y0 + F32(0.499)),
+            F32(F32(F32(sy * F32(2.0)) + y0) - F32(0.501)),
+        ]
+    if not all(np.isfinite(v) and abs(v) < 2**31 for v in box):
+        return region
+    vx0, vx1, vy0, vy1 = (int(v) for v in box)  # (C's truncation)
+    rx0, ry0, rx1, ry1 = region
+    out = (max(rx0, vx0), max(ry0, vy0), min(rx1, vx1), min(ry1, vy1))
+    if out[0] > out[2] or out[1] > out[3]:
+        return (0, 0, -1, -1)
+    return out
+
+
 def _fragment_fields(rast: RasterizerState) -> tuple:
     """The rasterizer fields the fragment side reads (FragmentBase)."""
     return (
@@ -231,6 +257,7 @@ def _fragment_fields(rast: RasterizerState) -> tuple:
         rast.clip_halfz,
         rast.clamp_fragment_color,
         rast.poly_stipple_enable,
+        rast.force_persample_interp,
     )
 
 
@@ -793,6 +820,8 @@ class NumpipeContext:
         for i, vp in enumerate(viewports):
             self._viewports[start + i] = vp
         self._invalidate("viewport")
+        if self._rast.state.point_size_per_vertex:
+            self._invalidate("region")  # (_viewport_scissor)
         if depth_clip_modes(self._rast.state)[2]:  # (fragments clamp to its depth range)
             self._invalidate("fbase", "frag")
 
@@ -1556,6 +1585,8 @@ class NumpipeContext:
                 min(fb.width, int(sc.maxx)) - 1,
                 min(fb.height, int(sc.maxy)) - 1,
             )
+        if self._rast.state.point_size_per_vertex:
+            region = _viewport_scissor(self._viewports[0], region)
         for s in [*self._fb.cbufs, self._fb.zsbuf]:
             if s is not None:
                 resources.append(s.texture)
@@ -1607,7 +1638,12 @@ class NumpipeContext:
             q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
         )
         rast = self._rast.state
-        sample_opts = (self._min_samples, bool(rast.multisample), bool(rast.half_pixel_center))
+        sample_opts = (
+            self._min_samples,
+            bool(rast.multisample),
+            bool(rast.half_pixel_center),
+            bool(rast.force_persample_interp),
+        )
         raster = self._fragment_raster_state()
         key = (  # (by identity: the base keeps the objects alive)
             raster,

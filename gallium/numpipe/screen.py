@@ -186,6 +186,7 @@ _CAPS: dict[Cap, int] = {
     # multisampling (workers/msaa.py): 2 and 4 samples, per-sample shading
     Cap.TEXTURE_MULTISAMPLE: 1,
     Cap.SAMPLE_SHADING: 1,
+    Cap.FORCE_PERSAMPLE_INTERP: 1,  # (rast.force_persample_interp: workers/msaa.py sample slots)
     Cap.ANISOTROPIC_FILTER: 1,  # (llvmpipe's elliptical filter: sampler.py _aniso)
     # shader arithmetic (gallium/tgsi): doubles and 64-bit integers run
     Cap.DOUBLES: 1,

@@ -93,6 +93,24 @@ IMM[1] INT32 {-150, 0, 0, 0}
   2: UADD OUT[0], TEMP[0], IMM[1].xxxx
   3: END
 """
+
+
+def vertex_shaders(psize: float | None) -> tuple[str, str]:
+    """(GLSL, TGSI) vertex shaders; with ``psize``, also writing that point
+    size (gl_PointSize / PSIZE)."""
+    if psize is None:
+        return GLSL_VS, TGSI_VS
+    glsl = GLSL_VS.replace(
+        "    gl_BackColor = in_back;\n",
+        f"    gl_BackColor = in_back;\n    gl_PointSize = {psize!r};\n",
+    )
+    tgsi = TGSI_VS.replace(
+        "DCL OUT[3], EDGEFLAG\n",
+        f"DCL OUT[3], EDGEFLAG\nDCL OUT[4], PSIZE\nIMM[0] FLT32 {{{psize!r}, 0.0, 0.0, 0.0}}\n",
+    ).replace("  4: END", "  4: MOV OUT[4], IMM[0].xxxx\n  5: END")
+    return glsl, tgsi
+
+
 FRAGMENT_SHADERS = {
     "color": (GLSL_FS, TGSI_FS),
     "uint": (GLSL_FS_UINT, TGSI_FS_UINT),
@@ -140,6 +158,10 @@ class FFScene:
     point_smooth: bool = False  # GL_POINT_SMOOTH
     line_smooth: bool = False  # GL_LINE_SMOOTH
     poly_smooth: bool = False  # GL_POLYGON_SMOOTH
+    # the vertex shader writes this point size, GL_PROGRAM_POINT_SIZE on
+    # (Gallium: point_size_per_vertex)
+    program_point_size: float | None = None
+    viewport: tuple | None = None  # glViewport(x, y, w, h); default the framebuffer
     note: str = ""
 
     def draw_list(self) -> list:
@@ -195,6 +217,7 @@ def gallium_state(scene: FFScene, pipe) -> dict:
         point_smooth=scene.point_smooth,
         line_smooth=scene.line_smooth,
         poly_smooth=scene.poly_smooth,
+        point_size_per_vertex=scene.program_point_size is not None,
     )
     if scene.line_stipple is not None:  # (GL's factor 1-256 is Gallium's 0-255)
         rast.line_stipple_enable = True
@@ -209,9 +232,10 @@ def gallium_state(scene: FFScene, pipe) -> dict:
     # (_mesa_get_viewport_xform: float arithmetic on the float depth range)
     n, f = F32(scene.depth_range[0]), F32(scene.depth_range[1])
     half = F32((f - n) / F32(2.0))
-    w, h = scene.width, scene.height
+    x, y, w, h = scene.viewport or (0, 0, scene.width, scene.height)
     viewport = pipe.ViewportState(
-        scale=(w / 2, h / 2, float(half)), translate=(w / 2, h / 2, float(F32(n + half)))
+        scale=(w / 2, h / 2, float(half)),
+        translate=(x + w / 2, y + h / 2, float(F32(n + half))),
     )
     return {"rast": rast, "viewport": viewport}
 
@@ -818,10 +842,42 @@ def _smooth_scenes() -> list[FFScene]:
     return out
 
 
+def _viewport_scissor_scenes() -> list[FFScene]:
+    """llvmpipe's "fake viewport scissor": with point_size_per_vertex
+    (GL_PROGRAM_POINT_SIZE) every primitive is also scissored to the
+    viewport's rectangle (lp_setup.c), so wide lines and big points crossing
+    its edges are cut there; without it they are not."""
+    rng = np.random.default_rng(47)
+    out = []
+    pts = np.zeros((10, 4), F32)
+    pts[:, 0:2] = rng.uniform(-1.15, 1.15, (10, 2))
+    pts[:, 2] = rng.uniform(-0.5, 0.5, 10)
+    pts[:, 3] = 1.0
+    cols = _colors(rng, 10)
+    for mode, psize in (("lines", 6.0), ("line_strip", 6.0), ("points", 7.0), ("points", None)):
+        tag = "psize" if psize is not None else "plain"
+        out.append(
+            FFScene(
+                f"vp_scissor_{mode}_{tag}",
+                pts,
+                cols,
+                mode=mode,
+                line_width=5.0,
+                point_size=7.0,
+                program_point_size=psize,
+                viewport=(7, 5, 29, 27),
+                width=48,
+                height=40,
+            )
+        )
+    return out
+
+
 def all_scenes() -> list[FFScene]:
     return (
         _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
         + _stipple_scenes() + _line_stipple_scenes() + _smooth_scenes()
+        + _viewport_scissor_scenes()
     )  # fmt: skip
 
 

@@ -402,6 +402,93 @@ CALLS = {
     ),
 }
 
+# The fixed-function state (issue 25) with valid and invalid values, and
+# valid draws of every kind, so that random states are drawn with: a draw
+# accepted at the call must never fail later.
+_flag = st.one_of(st.booleans(), st.booleans(), junk)
+_num = st.one_of(st.floats(-64, 64, width=32), st.floats(allow_nan=True, allow_infinity=True))
+CALLS.update(
+    {
+        "create_rasterizer_state_ff": st.builds(
+            pipe.RasterizerState,
+            flatshade=_flag,
+            light_twoside=_flag,
+            clamp_vertex_color=_flag,
+            clamp_fragment_color=_flag,
+            cull_face=st.one_of(st.integers(0, 3), small),
+            fill_front=st.one_of(st.integers(0, 3), small),
+            fill_back=st.one_of(st.integers(0, 3), small),
+            offset_point=_flag,
+            offset_line=_flag,
+            offset_tri=_flag,
+            offset_units=_num,
+            offset_scale=_num,
+            offset_clamp=_num,
+            offset_units_unscaled=_flag,
+            poly_smooth=_flag,
+            poly_stipple_enable=_flag,
+            point_smooth=_flag,
+            point_tri_clip=_flag,
+            point_quad_rasterization=st.booleans(),
+            point_size_per_vertex=st.booleans(),
+            force_persample_interp=_flag,
+            multisample=_flag,
+            line_smooth=_flag,
+            line_stipple_enable=_flag,
+            line_stipple_factor=st.one_of(st.integers(0, 255), small),
+            line_stipple_pattern=st.one_of(st.integers(0, 0xFFFF), small),
+            line_last_pixel=_flag,
+            flatshade_first=_flag,
+            rasterizer_discard=_flag,
+            depth_clip_near=st.one_of(st.none(), _flag),
+            depth_clip_far=st.one_of(st.none(), _flag),
+            depth_clamp=st.one_of(st.none(), _flag),
+            line_width=st.one_of(st.floats(0, 12, width=32), junk),
+            point_size=st.one_of(st.floats(0, 12, width=32), junk),
+        ).map(lambda r: ("create_and_bind", "rasterizer", r)),
+        "create_blend_state_ff": st.builds(
+            pipe.BlendState,
+            logicop_enable=_flag,
+            logicop_func=st.one_of(st.integers(0, 15), small),
+            dither=_flag,
+            alpha_to_coverage=_flag,
+            alpha_to_one=_flag,
+            rt=st.lists(
+                st.builds(
+                    pipe.RtBlendState,
+                    blend_enable=st.booleans(),
+                    rgb_src_factor=st.integers(1, 0x19),
+                    rgb_dst_factor=st.integers(1, 0x19),
+                ),
+                max_size=2,
+            ),
+        ).map(lambda b: ("create_and_bind", "blend", b)),
+        "create_sampler_state_ff": st.builds(
+            pipe.SamplerState,
+            min_img_filter=st.integers(0, 1),
+            mag_img_filter=st.integers(0, 1),
+            min_mip_filter=st.integers(0, 2),
+            max_anisotropy=st.one_of(st.integers(0, 16), small),
+            seamless_cube_map=_flag,
+            max_lod=_num,
+        ).map(lambda r: ("create_and_bind", "sampler", r)),
+        "set_polygon_stipple_ok": st.lists(
+            st.integers(0, 2**32 - 1), min_size=32, max_size=32
+        ).map(lambda rows: ("set_polygon_stipple", pipe.PolyStipple(stipple=rows))),
+        "draw_ok": st.builds(
+            pipe.DrawInfo,
+            mode=st.sampled_from(
+                [
+                    pipe.Prim.POINTS, pipe.Prim.LINES, pipe.Prim.LINE_STRIP,
+                    pipe.Prim.LINE_LOOP, pipe.Prim.TRIANGLES, pipe.Prim.TRIANGLE_STRIP,
+                    pipe.Prim.TRIANGLE_FAN, pipe.Prim.QUADS, pipe.Prim.POLYGON,
+                ]
+            ),
+            start=st.just(0),
+            count=st.integers(1, 3),
+        ).map(lambda d: ("draw_ok", d)),
+    }
+)  # fmt: skip
 CALLS.update(
     {
         "transfer_map_hostile": st.tuples(
@@ -631,6 +718,9 @@ def _call(ctx, env, name, *args):
     elif name == "buffer_subdata":
         usage, offset, data = args
         ctx.buffer_subdata(env["buf"], usage, offset, data)
+    elif name == "draw_ok":  # a valid draw of the fuzz's triangle with whatever state is bound
+        set_vertices(ctx, TRI)
+        ctx.draw_vbo(*args)
     elif name == "create_and_bind":
         kind, state = args
         if kind == "blend":

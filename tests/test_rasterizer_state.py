@@ -486,3 +486,38 @@ def test_force_persample_interp_interpolates_at_each_sample(ctx, screen, force):
         at = (np.arange(8) + (sx if force else 0.5)) / 8
         want = np.rint(np.float32(at) * 255).astype(np.uint8)
         assert (red[s] == want[None, :]).all(), s
+
+
+def test_line_stipple_of_all_ones_draws_the_whole_line(ctx, screen):
+    """Pattern 0xFFFF lights every pixel: the line as without the stipple
+    (a strip with no unlit pixel once made the pipeline fail)."""
+    verts = [_px(2.5, 5.5), _px(13.5, 9.5), _px(23.5, 2.5)]
+    images = []
+    for enable in (False, True):
+        rast = pipe.RasterizerState(line_stipple_enable=enable, line_stipple_pattern=0xFFFF)
+        rt, _ = _setup(screen, ctx, rast)
+        ctx.clear(pipe.Clear.COLOR0, color=(0.0, 0.0, 0.0, 1.0))
+        _draw(ctx, verts, [GREEN] * 3, pipe.Prim.LINE_STRIP)
+        images.append(read_rgba8(ctx, rt))
+    assert (images[0][..., 1] == 255).sum() > 20
+    assert (images[0] == images[1]).all()
+
+
+def test_alpha_to_one_with_a_depth_test(ctx, screen):
+    """alpha_to_one sets every colour output's alpha to 1 (llvmpipe applies it
+    with any sample count), also on the early depth test's paths."""
+    rt, _ = _setup(
+        screen, ctx, pipe.RasterizerState(), fmt=pipe.Format.R32G32B32A32_FLOAT,
+        zs=pipe.Format.Z24_UNORM_S8_UINT,
+    )  # fmt: skip
+    ctx.bind_blend_state(ctx.create_blend_state(pipe.BlendState(alpha_to_one=True)))
+    dsa = pipe.DepthStencilAlphaState(
+        depth=pipe.DepthState(enabled=True, writemask=True, func=pipe.CompareFunc.LESS)
+    )
+    ctx.bind_depth_stencil_alpha_state(ctx.create_depth_stencil_alpha_state(dsa))
+    ctx.clear(pipe.Clear.COLOR0 | pipe.Clear.DEPTHSTENCIL, color=(0, 0, 0, 0), depth=1.0)
+    _draw(ctx, TRI, [(0.25, 0.5, 0.75, 0.3)] * 3)
+    img = _floats(ctx, rt)
+    covered = img[..., 0] != 0
+    assert covered.sum() > 50
+    assert (img[covered] == np.float32([0.25, 0.5, 0.75, 1.0])).all()

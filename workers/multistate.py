@@ -128,6 +128,7 @@ def _resolvable(state) -> bool:
         and state.logicop is None
         and state.memory is None  # (shader memory: every fragment in its own order)
         and not state.early_tests
+        and state.smooth is None
     )
 
 

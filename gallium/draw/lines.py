@@ -137,7 +137,10 @@ def stipple_lines(win, oow, attrs, lines, resets, *, factor: int, pattern: int, 
     seg = owner[starts]
     pos = np.searchsorted(ends, starts)
     has_end = pos < ends.size
-    end_at = np.where(has_end, ends[np.minimum(pos, max(ends.size - 1, 0))], -1)
+    if ends.size:
+        end_at = np.where(has_end, ends[np.minimum(pos, ends.size - 1)], -1)
+    else:  # (nothing unlit: every run ends with its segment)
+        end_at = np.full(starts.size, -1, np.int64)
     closed = has_end & (owner[np.maximum(end_at, 0)] == seg)
     with np.errstate(divide="ignore", invalid="ignore"):
         t0 = (i[starts].astype(F32) / length[seg]).astype(F32)

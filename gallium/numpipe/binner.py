@@ -353,7 +353,12 @@ class Binner:
                 and not st.side_effects  # (every covered fragment runs the shader)
                 and (
                     st.msaa is None
-                    or not (st.msaa.alpha_to_coverage or st.msaa.mask_output is not None)
+                    # (alpha-to-one too: the early paths write colours as shaded)
+                    or not (
+                        st.msaa.alpha_to_coverage
+                        or st.msaa.alpha_to_one
+                        or st.msaa.mask_output is not None
+                    )
                 )
             )
         if blend.uses_src1:

@@ -129,6 +129,7 @@ def _resolvable(state) -> bool:
         and state.memory is None  # (shader memory: every fragment in its own order)
         and not state.early_tests
         and state.smooth is None
+        and not state.kernel.uses_fbfetch
     )
 
 

@@ -48,6 +48,7 @@ from gallium.numpipe.sampler import separable_texels
 from gallium.numpipe.scene import DENSE_MIN_PIXELS, ClearCmd, DrawCmd, Scene
 from gallium.pipe.enums import CompareFunc
 from gallium.tgsi.compiler import ExecEnv
+from gallium.util.format import unpack_rgba
 from gallium.util.fp32 import F32, fma32
 
 from .fragment import (
@@ -59,6 +60,7 @@ from .fragment import (
     compare,
     depth_stencil,
     flat_unorm8,
+    resident_colour,
     target_run,
     unorm8_prescale,
     write_color,
@@ -231,6 +233,9 @@ def _draw(
     n = ids.size
     if n == 0:
         return
+    if state.kernel.uses_fbfetch:
+        _fbfetch_draw(scene, state, ts, ids, y0, y1, band)
+        return
     hiz: Any = False  # the band's occluded tiles, made for the first sparse run
     # Walk runs of equal kind in submission order (their bounds found by
     # numpy: a band of a medium frame has thousands of sparse triangles;
@@ -272,6 +277,54 @@ def _draw(
             # (the band's words are known only to the draw's first run)
             known = zs_word if start == 0 else None
             _sparse_run(scene, state, ts, ids[start:end], y0, y1, band, hiz, start, known)
+
+
+def _fbfetch_draw(scene: Scene, state: FragmentState, ts, ids: np.ndarray, y0, y1, band) -> None:
+    """A shader with FBFETCH reads the colour its fragment will blend into:
+    the triangles are shaded and written one at a time, in order, so each
+    reads what the ones before it wrote (as llvmpipe's per-triangle
+    rasterization does; a triangle covers a pixel once).  ``_fbfetch``
+    answers the reads from the scene installed here."""
+    _fetch.scene = scene
+    try:
+        for k in range(ids.size):
+            t = int(ids[k])
+            bx0, by0, bx1, by1 = ts.bbox[t].tolist()
+            if (bx1 - bx0 + 1) * (min(by1, y1 - 1) - max(by0, y0) + 1) >= DENSE_MIN_PIXELS:
+                _dense_triangle(scene, state, ts, t, y0, y1, band)
+            else:
+                _sparse_run(scene, state, ts, ids[k : k + 1], y0, y1, band, None, k)
+    finally:
+        _fetch.scene = None
+
+
+_fetch = threading.local()
+
+
+def _fbfetch(geom) -> Any:
+    """FBFETCH's reader for the lanes of ``geom`` (runtime.fbfetch): colour
+    buffer ``index`` at each lane's pixel, unpacked as its format says --
+    float32 values, or integer bits -- after the band's deferred clears and
+    kept rectangles are stored (workers/fragment.py ResidentColour)."""
+    scene = getattr(_fetch, "scene", None)
+    px, py = geom.coords()
+
+    def read(index: int) -> Any:
+        if scene is None or index >= len(scene.cbufs) or scene.cbufs[index] is None:
+            return None
+        band = resident_colour()
+        if band is not None:
+            band.release_all()
+        target = scene.cbufs[index]
+        h, w = target.raw.shape[:2]
+        x = np.clip(np.asarray(px, np.int64), 0, w - 1)  # (helper lanes past the edge)
+        y = np.clip(np.asarray(py, np.int64), 0, h - 1)
+        vals = unpack_rgba(target.desc, target.raw[y, x])
+        if vals.dtype != F32:
+            vals = vals.view(F32)
+        return [np.ascontiguousarray(vals[:, c]) for c in range(4)]
+
+    return read
 
 
 def _dense_triangle(scene: Scene, state: FragmentState, ts, t: int, y0: int, y1: int, band: int):
@@ -1086,17 +1139,20 @@ def _shade(state: FragmentState, ts, geom, n: int, quad_shape, facing, z=None, h
             inputs[reg] = [pid, pid, pid, pid]
         else:
             inputs[reg] = None
+    system_values = (
+        _sample_values(state, ts, geom, n)
+        if state.kernel.system_value_decls or state.msaa is not None
+        else {}
+    )
+    if state.kernel.uses_fbfetch:
+        system_values["__FBFETCH__"] = _fbfetch(geom)
     env = ExecEnv(
         n=n,
         inputs=inputs,
         consts=state.consts,
         quad_shape=quad_shape,
         textures=state.textures,
-        system_values=(
-            _sample_values(state, ts, geom, n)
-            if state.kernel.system_value_decls or state.msaa is not None
-            else {}
-        ),
+        system_values=system_values,
         memory=state.memory,
         helper_mask=helpers,
     )

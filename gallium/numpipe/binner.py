@@ -350,6 +350,7 @@ class Binner:
                 and depth_out is None
                 and stencil_out is None
                 and not kern.uses_kill
+                and not kern.uses_fbfetch
                 and not st.side_effects  # (every covered fragment runs the shader)
                 and (
                     st.msaa is None

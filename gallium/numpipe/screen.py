@@ -187,6 +187,8 @@ _CAPS: dict[Cap, int] = {
     Cap.TEXTURE_MULTISAMPLE: 1,
     Cap.SAMPLE_SHADING: 1,
     Cap.FORCE_PERSAMPLE_INTERP: 1,  # (rast.force_persample_interp: workers/msaa.py sample slots)
+    Cap.TGSI_FS_FBFETCH: 1,  # (FBFETCH: triangles shaded in order, workers/raster.py)
+    Cap.TEXTURE_BARRIER: 1,
     Cap.ANISOTROPIC_FILTER: 1,  # (llvmpipe's elliptical filter: sampler.py _aniso)
     # shader arithmetic (gallium/tgsi): doubles and 64-bit integers run
     Cap.DOUBLES: 1,

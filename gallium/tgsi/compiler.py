@@ -207,6 +207,8 @@ class Kernel:
             d.first: d.semantic for d in shader.declarations if d.file == "SV"
         }
         self.uses_kill = any(i.opcode in _KILL_OPS for i in shader.instructions)
+        # FBFETCH reads the colour buffers: fragments shaded in order (workers/raster.py)
+        self.uses_fbfetch = any(i.opcode == "FBFETCH" for i in shader.instructions)
         self.uses_derivatives = any(i.opcode in _DERIV_OPS for i in shader.instructions)
         self.writes_depth = (
             any(d.semantic == "POSITION" for d in self.output_decls.values())
@@ -328,7 +330,6 @@ _RUNTIME: dict[str, Any] = {
 
 # Opcodes numpipe knows but cannot run, with the reason.
 _UNSUPPORTED = {
-    "FBFETCH": "framebuffer fetch needs the destination colour, which kernels do not receive",
     "IMG2HND": "bindless images are not supported",
     "SAMP2HND": "bindless samplers are not supported",
     "BALLOT": "subgroup operations are not supported (no fixed subgroup size)",

@@ -353,3 +353,31 @@ def _sample_pos(g: Any, inst: Instruction) -> None:
         g.emit(f"{res} = rt.sample_pos(env.system_values, {index}, n)")
     sw = _swizzle(inst, 0)
     g.write(inst, {c: (f"{res}[{sw[c]}]", "f") for c in range(4)})
+
+
+# -- framebuffer fetch ------------------------------------------------------------------
+
+
+@register("FBFETCH")
+def _fbfetch(g: Any, inst: Instruction) -> None:
+    """``FBFETCH dst, OUT[i]``: the colour of the fragment's pixel in the
+    colour buffer of COLOR output ``i`` (its semantic index; every buffer's
+    is 0's under FS_COLOR0_WRITES_ALL_CBUFS) as it was before this
+    invocation -- floats for normalised and float formats, integer bits for
+    integer ones (tgsi.rst).  The rasterizer answers it
+    (workers/raster.py ``_fbfetch``)."""
+    if g.shader.processor != "FRAG":
+        raise g.fail(inst, "FBFETCH is a fragment shader instruction")
+    reg = inst.src[0].reg if inst.src else None
+    if reg is None or reg.file != "OUT":
+        raise g.fail(inst, "FBFETCH reads an OUT register")
+    index = None
+    for d in g.shader.declarations:
+        if d.file == "OUT" and d.first <= reg.index <= d.last and d.semantic == "COLOR":
+            index = d.semantic_index + (reg.index - d.first)
+    if index is None:
+        raise g.fail(inst, f"FBFETCH needs a COLOR output; OUT[{reg.index}] is not one")
+    res = g.tmp("fb")
+    g.emit(f"{res} = rt.fbfetch(env.system_values, {index}, n)")
+    sw = _swizzle(inst, 0)
+    g.write(inst, {c: (f"{res}[{sw[c]}]", "f") for c in range(4)})

@@ -747,6 +747,17 @@ def sample_pos(values: dict[str, Any], index: Any, n: int) -> list[Any]:
     return [table[idx, 0], table[idx, 1], F32(0.0), F32(0.0)]
 
 
+def fbfetch(values: dict[str, Any], index: int, n: int) -> list[Any]:
+    """FBFETCH of colour buffer ``index``: what the rasterizer's
+    ``__FBFETCH__`` callback reads (four float32-viewed channels), or
+    (0, 0, 0, 0) where nothing answers it (no such buffer)."""
+    fetch = values.get("__FBFETCH__")
+    out = None if fetch is None else fetch(index)
+    if out is None:
+        return [F32(0.0)] * 4
+    return out
+
+
 def chan_bits(x: Any) -> Any:
     """One result channel of a texture / memory call as float32-viewed 32-bit word."""
     if isinstance(x, np.ndarray | np.generic):

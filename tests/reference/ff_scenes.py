@@ -111,8 +111,27 @@ def vertex_shaders(psize: float | None) -> tuple[str, str]:
     return glsl, tgsi
 
 
+# framebuffer fetch (GL_EXT_shader_framebuffer_fetch, coherent in llvmpipe):
+# half the colour already there plus half the fragment's (both products
+# exact: the same value fused or not)
+GLSL_FS_FBFETCH = """#version 450 compatibility
+#extension GL_EXT_shader_framebuffer_fetch : require
+layout(location = 0) inout vec4 f;
+void main() { f = f * 0.5 + gl_Color * 0.5; }
+"""
+TGSI_FS_FBFETCH = """FRAG
+DCL IN[0], COLOR, COLOR
+DCL OUT[0], COLOR
+DCL TEMP[0..1]
+IMM[0] FLT32 {0.5, 0.0, 0.0, 0.0}
+  0: FBFETCH TEMP[0], OUT[0]
+  1: MUL TEMP[1], IN[0], IMM[0].xxxx
+  2: MAD OUT[0], TEMP[0], IMM[0].xxxx, TEMP[1]
+  3: END
+"""
 FRAGMENT_SHADERS = {
     "color": (GLSL_FS, TGSI_FS),
+    "fbfetch": (GLSL_FS_FBFETCH, TGSI_FS_FBFETCH),
     "uint": (GLSL_FS_UINT, TGSI_FS_UINT),
     "sint": (GLSL_FS_SINT, TGSI_FS_SINT),
 }
@@ -873,11 +892,32 @@ def _viewport_scissor_scenes() -> list[FFScene]:
     return out
 
 
+def _fbfetch_scenes() -> list[FFScene]:
+    """Framebuffer fetch: overlapping triangles of one draw and of several
+    draws, each fragment reading what the ones before it left (llvmpipe's
+    coherent fetch), into RGBA8 and RGBA32F, and under blending."""
+    rng = np.random.default_rng(59)
+    pos = _grid_triangles(rng, 14, -0.5, 0.5)
+    cols = rng.uniform(0.0, 1.0, (pos.shape[0], 4)).astype(F32)
+    out = []
+    for fmt in ("rgba8", "rgba32f"):
+        out.append(
+            FFScene(f"fbfetch_one_draw_{fmt}", pos, cols, fs="fbfetch", color_format=fmt,
+                    clear_color=(0.3, 0.6, 0.1, 0.8), width=40, height=36)
+        )  # fmt: skip
+    out.append(
+        FFScene("fbfetch_draws_blended", pos, cols, fs="fbfetch", blend=True,
+                draws=[(3 * i, 3) for i in range(14)], clear_color=(0.3, 0.6, 0.1, 0.8),
+                width=40, height=36)
+    )  # fmt: skip
+    return out
+
+
 def all_scenes() -> list[FFScene]:
     return (
         _offset_scenes() + _fill_mode_scenes() + _clamp_scenes() + _logic_scenes()
         + _stipple_scenes() + _line_stipple_scenes() + _smooth_scenes()
-        + _viewport_scissor_scenes()
+        + _viewport_scissor_scenes() + _fbfetch_scenes()
     )  # fmt: skip
 
 

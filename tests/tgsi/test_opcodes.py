@@ -1037,5 +1037,5 @@ def test_pusha_popa():
 def test_unsupported_opcodes_name_themselves():
     with pytest.raises(UnsupportedError, match="VOTE_ANY"):
         compile_shader("COMP\nDCL TEMP[0]\n  0: VOTE_ANY TEMP[0], TEMP[0]\n  1: END\n")
-    with pytest.raises(UnsupportedError, match="FBFETCH"):
-        compile_shader("FRAG\nDCL OUT[0]\nDCL TEMP[0]\n  0: FBFETCH TEMP[0], OUT[0]\n  1: END\n")
+    with pytest.raises(UnsupportedError, match="READ_FIRST"):
+        compile_shader("COMP\nDCL TEMP[0]\n  0: READ_FIRST TEMP[0], TEMP[0]\n  1: END\n")

@@ -475,6 +475,29 @@ CALLS.update(
         "set_polygon_stipple_ok": st.lists(
             st.integers(0, 2**32 - 1), min_size=32, max_size=32
         ).map(lambda rows: ("set_polygon_stipple", pipe.PolyStipple(stipple=rows))),
+        # bindless handles: the env's live ones, junk, hostile numbers
+        "create_texture_handle": st.tuples(
+            st.one_of(junk, dead, R("view", "rt")),
+            st.one_of(junk, st.builds(pipe.SamplerState, max_anisotropy=small, wrap_s=small)),
+        ).map(lambda a: ("create_texture_handle", *a)),
+        "make_texture_handle_resident": st.tuples(
+            st.one_of(junk, hostile, R("thandle", "ihandle")), st.one_of(st.booleans(), junk)
+        ).map(lambda a: ("make_texture_handle_resident", *a)),
+        "delete_texture_handle": st.one_of(junk, hostile, R("ihandle")).map(
+            lambda h: ("delete_texture_handle", h)
+        ),
+        "create_image_handle": st.one_of(
+            junk,
+            st.builds(pipe.ImageView, resource=st.one_of(junk, dead, R("rt", "buf")), format=small),
+        ).map(lambda v: ("create_image_handle", v)),
+        "make_image_handle_resident": st.tuples(
+            st.one_of(junk, hostile, R("ihandle", "thandle")),
+            st.one_of(st.integers(0, 3), junk),
+            st.one_of(st.booleans(), junk),
+        ).map(lambda a: ("make_image_handle_resident", *a)),
+        "delete_image_handle": st.one_of(junk, hostile, R("thandle")).map(
+            lambda h: ("delete_image_handle", h)
+        ),
         "draw_ok": st.builds(
             pipe.DrawInfo,
             mode=st.sampled_from(
@@ -897,6 +920,9 @@ def fuzz_env(request):
             "buf": buf,
             "fb": ctx._bound["fb"] if request.param else ctx._fb,
             "vp": pipe.ViewportState(scale=(8, 8, 0.5), translate=(8, 8, 0.5)),
+            "view": (view := ctx.create_sampler_view(rt, pipe.SamplerViewTemplate())),
+            "thandle": ctx.create_texture_handle(view, pipe.SamplerState()),
+            "ihandle": ctx.create_image_handle(pipe.ImageView(resource=rt, format=rt.format)),
         }
     )
     env["expected"] = _good_frame(ctx, env)

@@ -225,6 +225,11 @@ class ThreadedContext:
         self._image_views: dict[tuple[int, int], tuple[Resource, int, int | None]] = {}
         self._so_targets: tuple = ()  # the bound stream output targets (draws write them)
         self._globals: dict[int, Resource] = {}  # set_global_binding's buffers (grids write them)
+        # bindless handles made through this context (for the checks at the
+        # call) and the resources the resident ones let every draw and grid use
+        self._tex_handles: dict[int, Resource] = {}
+        self._img_handles: dict[int, tuple[Resource, int, int | None]] = {}
+        self._resident: dict[int, tuple[Resource, int, int | None]] = {}
         # (query, end serial) ended with no flush recorded after yet
         self._unflushed_queries: list[tuple[Any, int]] = []
         # guards each query's tc_serial / tc_flushed pair; held only for a few
@@ -430,7 +435,7 @@ class ThreadedContext:
             for res, start, end in self._ssbos.values():
                 use(res)  # the program may write anywhere in the range
                 res.mark_valid(start, end)
-            for res, start, end in self._image_views.values():
+            for res, start, end in [*self._image_views.values(), *self._resident.values()]:
                 use(res)
                 if end is not None:
                     res.mark_valid(start, end)
@@ -560,6 +565,55 @@ class ThreadedContext:
     def create_sampler_view(self, resource, templ):
         self._direct()
         return self.pipe.create_sampler_view(resource, templ)
+
+    # -- bindless handles: made after a sync, as u_threaded_context makes them
+    # (the handle is the answer); residency and deletes are recorded
+
+    def create_texture_handle(self, view, state):
+        view, state = checks.check_texture_handle(view, state, self.support)
+        self.sync("create_texture_handle")
+        handle = self.pipe._apply_create_texture_handle(view, state)
+        self._tex_handles[handle] = view.texture
+        return handle
+
+    def delete_texture_handle(self, handle):
+        h = checks.check_handle(handle, self._tex_handles, "texture")
+        del self._tex_handles[h]
+        self._resident.pop(h, None)
+        self._record_call("delete_texture_handle", (h,))
+
+    def make_texture_handle_resident(self, handle, resident):
+        h = checks.check_handle(handle, self._tex_handles, "texture")
+        if resident:
+            self._resident[h] = (self._tex_handles[h], 0, None)
+        else:
+            self._resident.pop(h, None)
+        self._record_call("make_texture_handle_resident", (h, bool(resident)))
+
+    def create_image_handle(self, image):
+        v = checks.check_image_handle(image, self.support)
+        self.sync("create_image_handle")
+        handle = self.pipe._apply_create_image_handle(v)
+        if v.resource.is_buffer:  # (a program may write the range)
+            self._img_handles[handle] = (v.resource, v.buf_offset, v.buf_offset + v.buf_size)
+        else:
+            self._img_handles[handle] = (v.resource, 0, None)
+        return handle
+
+    def delete_image_handle(self, handle):
+        h = checks.check_handle(handle, self._img_handles, "image")
+        del self._img_handles[h]
+        self._resident.pop(h, None)
+        self._record_call("delete_image_handle", (h,))
+
+    def make_image_handle_resident(self, handle, access, resident):
+        h = checks.check_handle(handle, self._img_handles, "image")
+        access = checks.check_image_access(access)
+        if resident:
+            self._resident[h] = self._img_handles[h]
+        else:
+            self._resident.pop(h, None)
+        self._record_call("make_image_handle_resident", (h, access, bool(resident)))
 
     def create_stream_output_target(self, resource, offset, size):
         self._direct()

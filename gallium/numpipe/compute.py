@@ -291,11 +291,14 @@ class ComputeMemory:
         n: int,
         threads: int,
         globals_: dict[int, np.ndarray] | None = None,
+        image_handles: dict[int, int] | None = None,
     ) -> None:
         self.cso = cso
         self.buffers = buffers
         self.images = images
         self.globals = globals_ or {}
+        # bindless: resident image handle -> its unit in ``images``
+        self.image_handles = image_handles or {}
         self.input = input_bytes
         self.n = n
         self.threads = threads
@@ -326,6 +329,25 @@ class ComputeMemory:
 
     def execute(self, req: MemoryRequest) -> list[Any] | None:
         return execute_by_unit(req, self._unit)
+
+    def bindless_unit(self, lo: Any, hi: Any) -> Any:
+        """The image units of bindless image handles (words per lane or
+        uniform): a resident handle's, a bound slot's for IMG2HND's, else -1
+        (no image: loads read 0, stores are dropped)."""
+        from ..tgsi.ops_tex import IMG_SLOT_TAG
+
+        def unit(handle: int) -> int:
+            if handle >> 32 == IMG_SLOT_TAG:
+                return handle & 0xFFFFFFFF
+            return self.image_handles.get(handle, -1)
+
+        h = (np.asarray(hi, np.uint32).astype(np.uint64) << np.uint64(32)) | np.asarray(
+            lo, np.uint32
+        ).astype(np.uint64)
+        if h.ndim == 0:
+            return np.int64(unit(int(h)))
+        uniq, inverse = np.unique(h, return_inverse=True)
+        return np.array([unit(int(x)) for x in uniq], np.int64)[inverse]
 
     def _unit(self, req: MemoryRequest, unit: int, mask: np.ndarray) -> list[Any] | None:
         base = None
@@ -611,6 +633,7 @@ class ComputeJob:
         label: str = "",
         images: dict[int, ImageUnit] | None = None,
         globals_: dict[int, np.ndarray] | None = None,
+        image_handles: dict[int, int] | None = None,
     ) -> None:
         self.cso = cso
         self.globals = globals_ or {}
@@ -618,6 +641,7 @@ class ComputeJob:
         self.grid = grid
         self.buffers = buffers
         self.images = images or {}
+        self.image_handles = image_handles or {}
         self.consts = consts
         self.textures = textures
         size = cso.input_size
@@ -672,7 +696,8 @@ class ComputeJob:
             "GRID_SIZE": [U32(v) for v in self.grid] + [U32(0)],
         }
         memory = ComputeMemory(
-            self.cso, self.buffers, self.images, self.input, n, threads, self.globals
+            self.cso, self.buffers, self.images, self.input, n, threads, self.globals,
+            self.image_handles,
         )
         env = ExecEnv(
             n=n, consts=self.consts, system_values=svs, textures=self.textures, memory=memory
@@ -715,9 +740,21 @@ def global_views(bindings: dict[int, Any]) -> dict[int, np.ndarray]:
     return {slot: res.storage[: res.width0] for slot, res in bindings.items()}
 
 
-def image_units(bindings: dict[int, ImageView]) -> dict[int, ImageUnit]:
-    """The bound images as views of their resources' current storage."""
-    return {slot: ImageUnit(v) for slot, v in bindings.items()}
+def image_units(
+    bindings: dict[int, ImageView], resident: Any = ()
+) -> tuple[dict[int, ImageUnit], dict[int, int]]:
+    """The bound images as views of their resources' current storage, and
+    the resident bindless image handles ((handle, view) pairs) at units
+    after every bound slot: (units, handle -> unit)."""
+    units = {slot: ImageUnit(v) for slot, v in bindings.items()}
+    handles = {}
+    for k, (handle, view) in enumerate(resident):
+        handles[handle] = BINDLESS_IMAGE_UNITS + k
+        units[BINDLESS_IMAGE_UNITS + k] = ImageUnit(view)
+    return units, handles
+
+
+BINDLESS_IMAGE_UNITS = 1 << 20  # (the first unit of resident image handles)
 
 
 def indirect_grid(grid: Grid) -> tuple[int, int, int]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import logging
 import os
 import threading
@@ -303,6 +304,13 @@ class NumpipeContext:
         self._compute: Any = None  # compute.ComputeCSO
         self._ssbos: dict[ShaderType, dict[int, Any]] = {}  # slot -> pipe.ShaderBuffer
         self._images: dict[ShaderType, dict[int, Any]] = {}  # slot -> pipe.ImageView
+        # bindless handles (context.rst "Bindless"): handle -> (view, SamplerState)
+        # / pipe.ImageView, and the resident ones (in the order made resident)
+        self._tex_handles: dict[int, tuple[SamplerView, SamplerState]] = {}
+        self._img_handles: dict[int, Any] = {}
+        self._resident_tex: dict[int, tuple[SamplerView, SamplerState]] = {}
+        self._resident_img: dict[int, Any] = {}
+        self._handle_ids = itertools.count(1)
         # non-CSO state
         self._vbufs: dict[int, VertexBuffer] = {}
         self._constbufs: dict[ShaderType, dict[int, tuple[Any, np.ndarray]]] = {}
@@ -625,6 +633,9 @@ class NumpipeContext:
             consts.append(arr.copy() if res is not None else arr)
         self._scene_seq += 1
         seq = self._scene_seq
+        units, image_handles = image_units(
+            self._images.get(ShaderType.COMPUTE, {}), self._resident_img.items()
+        )
         job = ComputeJob(
             cso,
             grid.block,
@@ -634,7 +645,8 @@ class NumpipeContext:
             self._texture_bindings(ShaderType.COMPUTE),
             grid.input,
             label=f"grid {seq}",
-            images=image_units(self._images.get(ShaderType.COMPUTE, {})),
+            images=units,
+            image_handles=image_handles,
             globals_=global_views(self._globals),
         )
         prev = self._last_fence
@@ -687,6 +699,82 @@ class NumpipeContext:
 
     def create_sampler_view(self, resource: Resource, templ: SamplerViewTemplate) -> SamplerView:
         return objects.make_sampler_view(self, resource, templ)
+
+    # -- bindless handles -------------------------------------------------------------
+    #
+    # A handle is a 64-bit integer (bit 32 set, the top bit clear: SAMP2HND /
+    # IMG2HND's handles of bound slots have it) that shaders read from any
+    # register; a resident handle's view is sampled (or its image accessed)
+    # by every stage's draws and grids recorded while it is resident
+    # (TextureBindings / ComputeMemory give it a unit after the bound ones).
+    # A handle nothing answers reads zeros.
+
+    def create_texture_handle(self, view: SamplerView, state: SamplerState) -> int:
+        self._check_alive()
+        return self._apply_create_texture_handle(
+            *checks.check_texture_handle(view, state, self.support)
+        )
+
+    def _apply_create_texture_handle(self, view: SamplerView, state: SamplerState) -> int:
+        handle = _HANDLE_BASE | next(self._handle_ids)
+        self._tex_handles[handle] = (view, state)
+        return handle
+
+    def delete_texture_handle(self, handle: int) -> None:
+        self._check_alive()
+        self._apply_delete_texture_handle(checks.check_handle(handle, self._tex_handles, "texture"))
+
+    def _apply_delete_texture_handle(self, handle: int) -> None:
+        del self._tex_handles[handle]
+        if self._resident_tex.pop(handle, None) is not None:
+            self._residency_changed()
+
+    def make_texture_handle_resident(self, handle: int, resident: bool) -> None:
+        self._check_alive()
+        h = checks.check_handle(handle, self._tex_handles, "texture")
+        self._apply_make_texture_handle_resident(h, bool(resident))
+
+    def _apply_make_texture_handle_resident(self, handle: int, resident: bool) -> None:
+        if resident:
+            self._resident_tex[handle] = self._tex_handles[handle]
+        else:
+            self._resident_tex.pop(handle, None)
+        self._residency_changed()
+
+    def create_image_handle(self, image: Any) -> int:
+        self._check_alive()
+        return self._apply_create_image_handle(checks.check_image_handle(image, self.support))
+
+    def _apply_create_image_handle(self, image: Any) -> int:
+        handle = _HANDLE_BASE | next(self._handle_ids)
+        self._img_handles[handle] = image
+        return handle
+
+    def delete_image_handle(self, handle: int) -> None:
+        self._check_alive()
+        self._apply_delete_image_handle(checks.check_handle(handle, self._img_handles, "image"))
+
+    def _apply_delete_image_handle(self, handle: int) -> None:
+        del self._img_handles[handle]
+        self._resident_img.pop(handle, None)
+
+    def make_image_handle_resident(self, handle: int, access: int, resident: bool) -> None:
+        self._check_alive()
+        h = checks.check_handle(handle, self._img_handles, "image")
+        access = checks.check_image_access(access)
+        self._apply_make_image_handle_resident(h, access, bool(resident))
+
+    def _apply_make_image_handle_resident(self, handle: int, access: int, resident: bool) -> None:
+        # (images are read and written whatever ``access`` says, as on a GPU)
+        if resident:
+            self._resident_img[handle] = self._img_handles[handle]
+        else:
+            self._resident_img.pop(handle, None)
+
+    def _residency_changed(self) -> None:
+        """Every stage's texture bindings change (the draws' vertex side and
+        fragment side alike)."""
+        self._invalidate("program", "ftex", "fbase", "frag")
 
     def sampler_view_destroy(self, view: SamplerView) -> None:
         self._apply_sampler_view_destroy(checks.destroy_sampler_view(view))
@@ -1479,15 +1567,17 @@ class NumpipeContext:
         """(TextureBindings of a stage or None, a key that identifies them)."""
         views = self._views.get(stage, [])
         samplers = self._samplers.get(stage, [])
-        if not views and not samplers:
+        resident = self._resident_tex
+        if not views and not samplers and not resident:
             return None, ()
-        for v in views:
+        for v in [*views, *(view for view, _ in resident.values())]:
             if v is not None:
                 resources.append(v.texture)
                 deps.append((v.texture, v.texture.storage))
         key = (
             tuple((id(v), id(v.texture.storage)) if v is not None else None for v in views),
             tuple(id(s) for s in samplers),
+            tuple((h, id(v), id(v.texture.storage)) for h, (v, _) in resident.items()),
         )
         return self._texture_bindings(stage), key
 
@@ -1723,7 +1813,11 @@ class NumpipeContext:
     def _texture_bindings(self, stage: ShaderType) -> Any:
         from .sampler import TextureBindings
 
-        return TextureBindings.capture(self._views.get(stage, []), self._samplers.get(stage, []))
+        return TextureBindings.capture(
+            self._views.get(stage, []),
+            self._samplers.get(stage, []),
+            list(self._resident_tex.items()),
+        )
 
     def _run_draws(self) -> None:
         """Run the queued draws (their set-up primitives go into the scene).
@@ -2477,6 +2571,9 @@ _PIPELINE_READS = int(
     | Barrier.INDIRECT_BUFFER
     | Barrier.STREAMOUT_BUFFER
 )
+# bindless handles made by a context: bit 32 set, the top bit clear (the
+# handles SAMP2HND / IMG2HND make for bound slots have it: gallium/tgsi/ops_tex.py)
+_HANDLE_BASE = 1 << 32
 _NO_CONSTS: tuple = ()
 
 

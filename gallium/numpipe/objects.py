@@ -200,6 +200,21 @@ def make_shader(
                 f"MEMORY registers in {stage.name.lower()} shaders are not supported "
                 "(shared, private, input and global memory belong to compute programs)"
             )
+    if stage != ShaderType.COMPUTE:
+        from ..tgsi.ops_tex import HANDLE_FILES
+
+        for inst in shader.instructions:
+            mem = inst.opcode in ("LOAD", "RESQ") or inst.opcode.startswith("ATOM")
+            reg = (
+                inst.dst[0].reg if inst.opcode == "STORE" and inst.dst
+                else inst.src[0].reg if mem and inst.src else None
+            )  # fmt: skip
+            if inst.opcode == "IMG2HND" or (reg is not None and reg.file in HANDLE_FILES):
+                raise UnsupportedError(
+                    f"images (bindless, TGSI line {inst.line}) in {stage.name.lower()} "
+                    "shaders are not implemented by numpipe yet (compute programs have them; bound"
+                    " images work in every stage)"
+                )
     so = None
     if state is not None and stage in _SO_STAGES:
         from ..draw.so import check_info

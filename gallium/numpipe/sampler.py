@@ -124,47 +124,77 @@ class BoundView:
 class TextureBindings:
     """The sampler views and samplers of one shader stage for one draw."""
 
-    def __init__(self, views: list[BoundView | None], samplers: list[Any]) -> None:
+    def __init__(
+        self,
+        views: list[BoundView | None],
+        samplers: list[Any],
+        handles: dict[int, int] | None = None,
+        slots: int | None = None,
+    ) -> None:
         self.views = views
         self.samplers = samplers  # SamplerState or None per slot
+        # bindless: resident handle -> its unit (after the ``slots`` bound ones)
+        self.handles = handles or {}
+        self.slots = len(views) if slots is None else slots
         self._images: dict[int, _Image] = {}
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict:
         # (pickled for band processes: the decoded-image cache and its lock
         # are each process's own)
-        return {"views": self.views, "samplers": self.samplers}
+        return {
+            "views": self.views,
+            "samplers": self.samplers,
+            "handles": self.handles,
+            "slots": self.slots,
+        }
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["views"], state["samplers"])
+        self.__init__(state["views"], state["samplers"], state["handles"], state["slots"])
 
     @classmethod
-    def capture(cls, views: list[Any], samplers: list[Any]) -> TextureBindings | None:
-        if not views and not samplers:
+    def capture(
+        cls, views: list[Any], samplers: list[Any], bindless: Any = ()
+    ) -> TextureBindings | None:
+        """The bound ``views`` and ``samplers`` (CSOs) of a stage and the
+        context's resident texture handles ``bindless`` ((handle, (view,
+        SamplerState)) pairs): each handle's view and sampler get one more
+        unit after the bound slots."""
+        bindless = list(bindless)
+        if not views and not samplers and not bindless:
             return None
-        bound: list[BoundView | None] = []
-        for v in views:
-            if v is None:
-                bound.append(None)
-                continue
-            res = v.texture
-            bound.append(
-                BoundView(
-                    resource=res,
-                    storage=res.storage,
-                    desc=v.desc,
-                    target=v.target,
-                    swizzle=tuple(int(s) for s in v.swizzle),  # type: ignore[arg-type]
-                    first_level=v.first_level,
-                    last_level=v.last_level,
-                    first_layer=v.first_layer,
-                    last_layer=v.last_layer,
-                    buf_offset=v.buf_offset,
-                    buf_size=v.buf_size,
-                )
-            )
+        bound = [None if v is None else _bound_view(v) for v in views]
         states = [s.state if s is not None else None for s in samplers]
-        return cls(bound, states)
+        slots = max(len(bound), len(states))
+        handles = {}
+        if bindless:
+            bound += [None] * (slots - len(bound))
+            states += [None] * (slots - len(states))
+            for handle, (view, state) in bindless:
+                handles[handle] = len(bound)
+                bound.append(_bound_view(view))
+                states.append(state)
+        return cls(bound, states, handles, slots)
+
+    def bindless_unit(self, lo: Any, hi: Any) -> Any:
+        """The units of bindless texture handles (words per lane or uniform):
+        a resident handle's, a bound slot's for SAMP2HND's, else -1."""
+        h = (np.asarray(hi, np.uint32).astype(np.uint64) << np.uint64(32)) | np.asarray(
+            lo, np.uint32
+        ).astype(np.uint64)
+        if h.ndim == 0:
+            return np.int64(self._handle_unit(int(h)))
+        uniq, inverse = np.unique(h, return_inverse=True)
+        units = np.array([self._handle_unit(int(x)) for x in uniq], np.int64)
+        return units[inverse]
+
+    def _handle_unit(self, handle: int) -> int:
+        from ..tgsi.ops_tex import TEX_SLOT_TAG
+
+        if handle >> 32 == TEX_SLOT_TAG:
+            slot = handle & 0xFFFFFFFF
+            return slot if slot < self.slots else -1
+        return self.handles.get(handle, -1)
 
     def resources(self) -> list[Any]:
         return [v.resource for v in self.views if v is not None]
@@ -172,6 +202,8 @@ class TextureBindings:
     def same_as(self, other: TextureBindings) -> bool:
         """Whether both capture the same views of the same storage and equal samplers."""
         if len(self.views) != len(other.views) or self.samplers != other.samplers:
+            return False
+        if self.handles != other.handles:
             return False
         for a, b in zip(self.views, other.views):
             if (a is None) != (b is None):
@@ -235,6 +267,24 @@ class TextureBindings:
                 "bind one with bind_sampler_states"
             )
         return self.samplers[unit]
+
+
+def _bound_view(v: Any) -> BoundView:
+    """A sampler view as a draw captures it (its resource's storage now)."""
+    res = v.texture
+    return BoundView(
+        resource=res,
+        storage=res.storage,
+        desc=v.desc,
+        target=v.target,
+        swizzle=tuple(int(s) for s in v.swizzle),  # type: ignore[arg-type]
+        first_level=v.first_level,
+        last_level=v.last_level,
+        first_layer=v.first_layer,
+        last_layer=v.last_layer,
+        buf_offset=v.buf_offset,
+        buf_size=v.buf_size,
+    )
 
 
 # ----------------------------------------------------------------------------

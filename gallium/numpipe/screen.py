@@ -189,6 +189,7 @@ _CAPS: dict[Cap, int] = {
     Cap.FORCE_PERSAMPLE_INTERP: 1,  # (rast.force_persample_interp: workers/msaa.py sample slots)
     Cap.TGSI_FS_FBFETCH: 1,  # (FBFETCH: triangles shaded in order, workers/raster.py)
     Cap.TEXTURE_BARRIER: 1,
+    Cap.BINDLESS_TEXTURE: 1,  # (texture and image handles: context.py, TGSI handle operands)
     Cap.ANISOTROPIC_FILTER: 1,  # (llvmpipe's elliptical filter: sampler.py _aniso)
     # shader arithmetic (gallium/tgsi): doubles and 64-bit integers run
     Cap.DOUBLES: 1,

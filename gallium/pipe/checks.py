@@ -57,6 +57,7 @@ from .enums import (
     Face,
     Flush,
     Format,
+    ImageAccess,
     LogicOp,
     MipFilter,
     PolygonMode,
@@ -2072,3 +2073,55 @@ def check_texture_subdata(
             raw.size,
         )
     return resource, int(level), Transfer(u) | Transfer.WRITE, box, raw, stride, layer_stride
+
+
+# -- bindless handles (context.rst "Bindless") -------------------------------------------
+
+
+def _bindless(support: Support) -> None:
+    if not support.bindless:
+        raise UnsupportedError(
+            f"bindless handles are not implemented by {support.driver} "
+            "(PIPE_CAP_BINDLESS_TEXTURE is 0)"
+        )
+
+
+def check_texture_handle(view: Any, state: Any, support: Support) -> tuple:
+    """create_texture_handle: (the view, a private copy of the sampler state)."""
+    _bindless(support)
+    if not isinstance(view, SamplerView):
+        raise bad_type("view", "a SamplerView from create_sampler_view", view)
+    if view.destroyed:
+        raise bad_value("view", "has been destroyed (sampler_view_destroy)")
+    if view.texture.destroyed:
+        raise bad_value("view", "is a view of a destroyed resource")
+    return view, check_sampler_state(state, support)
+
+
+def check_image_handle(image: Any, support: Support) -> ImageView:
+    """create_image_handle: a private copy of the image view (as
+    set_shader_images takes one)."""
+    _bindless(support)
+    if not isinstance(image, ImageView) or image.resource is None:
+        raise bad_type("image", "a pipe.ImageView of a resource", image)
+    _, _, views = check_shader_images(ShaderType.COMPUTE, 0, [image])
+    return views[0]
+
+
+def check_handle(handle: Any, live: Any, kind: str) -> int:
+    """A handle this context made and has not deleted (``live``: its
+    handles of ``kind``, "texture" or "image")."""
+    h = check_int("handle", handle, 0, 2**64 - 1)
+    if h not in live:
+        raise bad_value(
+            "handle", f"must be a live {kind} handle of this context (create_{kind}_handle)", h
+        )
+    return h
+
+
+def check_image_access(access: Any) -> int:
+    """make_image_handle_resident's access: PIPE_IMAGE_ACCESS_* bits."""
+    a = check_int("access", access, 0)
+    if a & ~int(ImageAccess.READ_WRITE):
+        raise bad_value("access", "may hold only PIPE_IMAGE_ACCESS_READ and WRITE", hex(a))
+    return a

@@ -41,6 +41,7 @@ class Support:
     multisample: bool  # PIPE_CAP_TEXTURE_MULTISAMPLE
     depth_bounds_test: bool  # PIPE_CAP_DEPTH_BOUNDS_TEST
     fill_rectangle: bool  # PIPE_CAP_POLYGON_MODE_FILL_RECTANGLE
+    bindless: bool  # PIPE_CAP_BINDLESS_TEXTURE: texture and image handles
     driver: str  # the screen's name, for messages
     # No Gallium cap says these; the screen declares what it lacks.
     line_stipple: bool = True
@@ -83,6 +84,7 @@ class Support:
             multisample=bool(p(Cap.TEXTURE_MULTISAMPLE)),
             depth_bounds_test=bool(p(Cap.DEPTH_BOUNDS_TEST)),
             fill_rectangle=bool(p(Cap.POLYGON_MODE_FILL_RECTANGLE)),
+            bindless=bool(p(Cap.BINDLESS_TEXTURE)),
             driver=screen.get_name(),
             **uncapped,
         )

@@ -330,8 +330,6 @@ _RUNTIME: dict[str, Any] = {
 
 # Opcodes numpipe knows but cannot run, with the reason.
 _UNSUPPORTED = {
-    "IMG2HND": "bindless images are not supported",
-    "SAMP2HND": "bindless samplers are not supported",
     "BALLOT": "subgroup operations are not supported (no fixed subgroup size)",
     "VOTE_ANY": "subgroup operations are not supported (no fixed subgroup size)",
     "VOTE_ALL": "subgroup operations are not supported (no fixed subgroup size)",

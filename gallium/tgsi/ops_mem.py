@@ -47,7 +47,26 @@ _ATOMIC = {
 _MEM_FILES = ("BUFFER", "MEMORY", "IMAGE")
 
 
+def _bindless(reg: Any) -> bool:
+    """A memory operand in a register holding a bindless image handle (.xy)."""
+    from .ops_tex import HANDLE_FILES
+
+    return reg.file in HANDLE_FILES
+
+
+def _file(reg: Any) -> str:
+    return "IMAGE" if _bindless(reg) else reg.file
+
+
 def _resource(g: Any, inst: Instruction, reg: Any, files: tuple[str, ...]) -> str:
+    if _bindless(reg):  # the image unit the grid's bindings give the handle (-1: none)
+        if inst.opcode == "STORE":  # (the handle is in the destination register)
+            lo, hi = g.read_reg(reg, 0, "u"), g.read_reg(reg, 1, "u")
+        else:
+            lo, hi = g.src(inst, 0, 0, "u"), g.src(inst, 0, 1, "u")
+        unit = g.tmp("bl")
+        g.emit(f"{unit} = rt.bindless_image_unit(env.memory, {lo}, {hi})")
+        return unit
     if reg.file not in files:
         raise g.fail(inst, f"operates on {', '.join(files)} registers, not {reg.file}")
     if reg.indirect is None:
@@ -56,7 +75,8 @@ def _resource(g: Any, inst: Instruction, reg: Any, files: tuple[str, ...]) -> st
 
 
 def _image_info(g: Any, inst: Instruction, reg: Any) -> tuple[str, str | None]:
-    decl = g.declaration("IMAGE", reg.index) if reg.indirect is None else None
+    bound = reg.file == "IMAGE" and reg.indirect is None
+    decl = g.declaration("IMAGE", reg.index) if bound else None
     target = inst.memory_texture or (decl.image_target if decl else None)
     if target is None or target == "UNKNOWN":
         raise g.fail(inst, "an IMAGE operation needs a texture target")
@@ -68,7 +88,7 @@ def _image_info(g: Any, inst: Instruction, reg: Any) -> tuple[str, str | None]:
 
 def _address_fields(g: Any, inst: Instruction, reg: Any, k: int) -> dict[str, str]:
     """Request fields for the address operand ``src[k]``."""
-    if reg.file == "IMAGE":
+    if reg.file == "IMAGE" or _bindless(reg):
         target, fmt = _image_info(g, inst, reg)
         n = IMAGE_COORDS[target]
         coords = [g.src(inst, k, c, "i") for c in range(n)]
@@ -101,7 +121,7 @@ def _load(g: Any, inst: Instruction) -> None:
         unit = _resource(g, inst, reg, _MEM_FILES)
         fields = _address_fields(g, inst, reg, 1)
         fields["writemask"] = str(wm)
-        req = _request(g, "load", reg.file, unit, g.active(), fields)
+        req = _request(g, "load", _file(reg), unit, g.active(), fields)
         g.emit(f"{res} = rt.mem_exec(env.memory, {req})")
     g.write(inst, {c: (f"{res}[{c}]", "f") for c in range(4)})
 
@@ -115,7 +135,7 @@ def _store(g: Any, inst: Instruction) -> None:
     vals = [g.src(inst, 1, c, "u") for c in range(4)]
     fields["values"] = "[" + ", ".join(vals) + "]"
     fields["writemask"] = str(d.writemask)
-    req = _request(g, "store", reg.file, unit, g.effects(), fields)
+    req = _request(g, "store", _file(reg), unit, g.effects(), fields)
     g.emit(f"rt.mem_exec(env.memory, {req})")
 
 
@@ -130,7 +150,7 @@ def _atomic(g: Any, inst: Instruction) -> None:
         fields["values"] = f"[{g.src(inst, 2, 0, 'u')}]"
     fields["atomic"] = repr(_ATOMIC[inst.opcode])
     res = g.tmp("mem")
-    req = _request(g, "atomic", reg.file, unit, g.effects(), fields)
+    req = _request(g, "atomic", _file(reg), unit, g.effects(), fields)
     g.emit(f"{res} = rt.mem_exec(env.memory, {req})")
     g.write(inst, {c: (f"{res}[{c}]", "f") for c in range(4)})
 
@@ -144,11 +164,11 @@ def _resq(g: Any, inst: Instruction) -> None:
     reg = inst.src[0].reg
     unit = _resource(g, inst, reg, _MEM_FILES)
     fields: dict[str, str] = {}
-    if reg.file == "IMAGE":
+    if reg.file == "IMAGE" or _bindless(reg):
         target, _fmt = _image_info(g, inst, reg)
         fields["target"] = repr(target)
     res = g.tmp("mem")
-    req = _request(g, "size", reg.file, unit, g.active(), fields)
+    req = _request(g, "size", _file(reg), unit, g.active(), fields)
     g.emit(f"{res} = rt.mem_exec(env.memory, {req})")
     g.write(inst, {c: (f"{res}[{c}]", "f") for c in range(4)})
 

@@ -32,11 +32,27 @@ from .texture_api import (
 _MSAA = ("2D_MSAA", "2D_ARRAY_MSAA")
 
 
+# registers that may hold a bindless handle (a 64-bit value in .xy)
+HANDLE_FILES = ("TEMP", "CONST", "IN", "IMM", "ADDR", "SV")
+# the high word of a handle SAMP2HND / IMG2HND makes for a bound slot (the low
+# word): context-made handles never have the top bit
+TEX_SLOT_TAG = 0x80000000
+IMG_SLOT_TAG = 0x80000001
+
+
 def _unit(g: Any, inst: Instruction, k: int, files: tuple[str, ...]) -> str:
-    """The register index of a SAMP / SVIEW operand, per lane when indirect."""
+    """The register index of a SAMP / SVIEW operand, per lane when indirect;
+    for a sampler operand in another register, a bindless texture handle in
+    its .xy: the unit the draw's bindings give the handle
+    (runtime.bindless_unit; -1 for none)."""
     if k >= len(inst.src):
         raise g.fail(inst, f"needs a {' or '.join(files)} operand (source {k})")
     reg = inst.src[k].reg
+    if "SAMP" in files and reg.file in HANDLE_FILES:
+        lo, hi = g.src(inst, k, 0, "u"), g.src(inst, k, 1, "u")
+        unit = g.tmp("bl")
+        g.emit(f"{unit} = rt.bindless_unit(env.textures, {lo}, {hi})")
+        return unit
     if reg.file not in files:
         raise g.fail(inst, f"source {k} must be a {' or '.join(files)} register, not {reg.file}")
     if reg.indirect is None:
@@ -381,3 +397,32 @@ def _fbfetch(g: Any, inst: Instruction) -> None:
     g.emit(f"{res} = rt.fbfetch(env.system_values, {index}, n)")
     sw = _swizzle(inst, 0)
     g.write(inst, {c: (f"{res}[{sw[c]}]", "f") for c in range(4)})
+
+
+# -- bindless handles of bound slots ------------------------------------------------------
+
+
+def _slot_handle(g: Any, inst: Instruction, file: str, tag: int) -> None:
+    reg = inst.src[0].reg if inst.src else None
+    if reg is None or reg.file != file:
+        raise g.fail(inst, f"source 0 must be a {file} register")
+    if reg.indirect is None:
+        lo = f"_U32({reg.index})"
+    else:
+        lo = f"_as({g.index_expr(reg.index, reg.indirect)}, _U32)"
+    g.write(
+        inst, {0: (lo, "u"), 1: (f"_U32({tag})", "u"), 2: ("_U32(0)", "u"), 3: ("_U32(0)", "u")}
+    )
+
+
+@register("SAMP2HND")
+def _samp2hnd(g: Any, inst: Instruction) -> None:
+    """``SAMP2HND dst, SAMP[i]``: a bindless handle (.xy) for sampler unit i
+    (its view and sampler state) of the stage."""
+    _slot_handle(g, inst, "SAMP", TEX_SLOT_TAG)
+
+
+@register("IMG2HND")
+def _img2hnd(g: Any, inst: Instruction) -> None:
+    """``IMG2HND dst, IMAGE[i]``: a bindless handle (.xy) for image unit i."""
+    _slot_handle(g, inst, "IMAGE", IMG_SLOT_TAG)

@@ -778,19 +778,42 @@ def chan_bits(x: Any) -> Any:
     raise ShaderRuntimeError(f"texture/memory result channel of type {type(x).__name__}")
 
 
+def bindless_unit(textures: Any, lo: Any, hi: Any) -> Any:
+    """The texture unit of bindless handles (low and high words, per lane or
+    uniform) in the stage's bindings: -1 where no resident handle (or bound
+    slot, for SAMP2HND's) answers -- those lanes sample (0, 0, 0, 0)."""
+    if textures is None:
+        return np.int64(-1)
+    return textures.bindless_unit(lo, hi)
+
+
+def bindless_image_unit(memory: Any, lo: Any, hi: Any) -> Any:
+    """bindless_unit for image handles in the grid's memory bindings (-1: no
+    image: loads read 0, stores are dropped)."""
+    if memory is None or not hasattr(memory, "bindless_unit"):
+        return np.int64(-1)
+    return memory.bindless_unit(lo, hi)
+
+
 def tex_exec(textures: Any, req: Any, unit: Any, sampler: Any, mask: Any) -> list[Any]:
-    """Run a TexRequest; per-lane ``unit``/``sampler`` arrays split the request."""
+    """Run a TexRequest; per-lane ``unit``/``sampler`` arrays split the request.
+    A negative unit (a bindless handle nothing answers) samples zeros."""
+    if np.ndim(unit) == 0 and int(unit) < 0:
+        return [np.zeros(req.n, F32) for _ in range(4)]
     if textures is None:
         raise ShaderRuntimeError(
             f"the shader uses texture opcode '{req.op}' but ExecEnv.textures is not set"
         )
     if np.ndim(unit) == 0 and np.ndim(sampler) == 0:
+        if int(unit) < 0:
+            return [np.zeros(req.n, F32) for _ in range(4)]
         req.unit, req.sampler = int(unit), int(sampler)
         return [chan_bits(c) for c in textures.execute(req)]
     n = req.n
     u = np.broadcast_to(np.asarray(unit, np.int64), (n,))
     s = np.broadcast_to(np.asarray(sampler, np.int64), (n,))
     live = np.broadcast_to(mask, (n,)) if mask is not None else np.ones(n, bool)
+    live = live & (u >= 0) & (s >= 0)
     pairs = np.unique(np.stack([u[live], s[live]]), axis=1) if live.any() else np.zeros((2, 0))
     out = [np.zeros(n, F32) for _ in range(4)]
     for uu, ss in pairs.T:

@@ -4,12 +4,10 @@ compares two random scenes with its images); here the rules one by one."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from helpers import ADD, bind_passthrough, make_target, read_rgba8
 
 from gallium import pipe
 from gallium.draw import lines as ln
-from gallium.pipe.errors import UnsupportedError
 
 W, H = 32, 24
 

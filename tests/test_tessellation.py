@@ -59,6 +59,10 @@ def render(case, threaded: bool, workers: int = 1) -> tuple[bytes, int, np.ndarr
             0, [pipe.ViewportState(scale=(W / 2, H / 2, 0.5), translate=(W / 2, H / 2, 0.5))]
         )
         ctx.clear(pipe.Clear.COLOR0, color=(0, 0, 0, 1))
+        # (GL 4's points are sprites: Mesa's state tracker sets
+        # point_quad_rasterization, which picks llvmpipe's quad point rule)
+        rast = pipe.RasterizerState(point_quad_rasterization=True)
+        ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
         tgsi = case.tgsi()
         so = case.stream_output()
         info = pipe.StreamOutputInfo(

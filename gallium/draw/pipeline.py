@@ -119,6 +119,7 @@ class VertexProgram:
     def last_vertex_stage(self) -> Any:
         """The shader whose outputs a geometry shader (or the rasterizer) reads."""
         return self.tess.tes if self.tess is not None else self.vs
+
     # polygon state (gallium/draw/polygon.py): the depth offset, whether the
     # draw module's stages handle polygons (llvmpipe's "need pipeline"),
     # whether some polygons are drawn as lines or points, two-sided colour

@@ -696,7 +696,13 @@ class ComputeJob:
             "GRID_SIZE": [U32(v) for v in self.grid] + [U32(0)],
         }
         memory = ComputeMemory(
-            self.cso, self.buffers, self.images, self.input, n, threads, self.globals,
+            self.cso,
+            self.buffers,
+            self.images,
+            self.input,
+            n,
+            threads,
+            self.globals,
             self.image_handles,
         )
         env = ExecEnv(
@@ -740,18 +746,19 @@ def global_views(bindings: dict[int, Any]) -> dict[int, np.ndarray]:
     return {slot: res.storage[: res.width0] for slot, res in bindings.items()}
 
 
-def image_units(
-    bindings: dict[int, ImageView], resident: Any = ()
-) -> tuple[dict[int, ImageUnit], dict[int, int]]:
-    """The bound images as views of their resources' current storage, and
-    the resident bindless image handles ((handle, view) pairs) at units
-    after every bound slot: (units, handle -> unit)."""
-    units = {slot: ImageUnit(v) for slot, v in bindings.items()}
+def image_units(bindings: dict[int, ImageView]) -> dict[int, ImageUnit]:
+    """The bound images as views of their resources' current storage."""
+    return {slot: ImageUnit(v) for slot, v in bindings.items()}
+
+
+def resident_image_units(units: dict[int, ImageUnit], resident: Any) -> dict[int, int]:
+    """Add the resident bindless image handles ((handle, view) pairs) to
+    ``units`` after every bound slot; returns handle -> unit."""
     handles = {}
     for k, (handle, view) in enumerate(resident):
         handles[handle] = BINDLESS_IMAGE_UNITS + k
         units[BINDLESS_IMAGE_UNITS + k] = ImageUnit(view)
-    return units, handles
+    return handles
 
 
 BINDLESS_IMAGE_UNITS = 1 << 20  # (the first unit of resident image handles)

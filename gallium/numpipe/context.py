@@ -612,7 +612,14 @@ class NumpipeContext:
 
     def _apply_launch_grid(self, grid: Any) -> None:
         """Run a checked grid (a :class:`gallium.pipe.checks.Grid`)."""
-        from .compute import ComputeJob, buffer_views, global_views, image_units, indirect_grid
+        from .compute import (
+            ComputeJob,
+            buffer_views,
+            global_views,
+            image_units,
+            indirect_grid,
+            resident_image_units,
+        )
 
         cso = self._compute
         # the grid runs after everything recorded before it, and later calls see its results
@@ -633,9 +640,8 @@ class NumpipeContext:
             consts.append(arr.copy() if res is not None else arr)
         self._scene_seq += 1
         seq = self._scene_seq
-        units, image_handles = image_units(
-            self._images.get(ShaderType.COMPUTE, {}), self._resident_img.items()
-        )
+        units = image_units(self._images.get(ShaderType.COMPUTE, {}))
+        image_handles = resident_image_units(units, self._resident_img.items())
         job = ComputeJob(
             cso,
             grid.block,

@@ -21,7 +21,7 @@ from helpers import bind_passthrough, make_target, read_rgba8, set_vertices
 
 import gallium
 from gallium import pipe
-from gallium.pipe.errors import PipeError, PipeTypeError, PipeValueError, UnsupportedError
+from gallium.pipe.errors import PipeError, PipeTypeError, PipeValueError
 
 ROOT = Path(__file__).resolve().parents[2]
 TRI = [[-1, -1, 0, 1, 0, 1, 0, 1], [3, -1, 0, 1, 0, 1, 0, 1], [-1, 3, 0, 1, 0, 1, 0, 1]]

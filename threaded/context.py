@@ -125,6 +125,14 @@ _YIELD_EVERY_S = 1e-3
 _STOP = object()
 _ids = itertools.count(1)
 _DEFAULT_RASTERIZER = RasterizerState()
+# the draw stages and their keys in ThreadedContext._bound
+_STAGE_KEYS = (
+    (ShaderType.VERTEX, "vs"),
+    (ShaderType.TESS_CTRL, "tcs"),
+    (ShaderType.TESS_EVAL, "tes"),
+    (ShaderType.GEOMETRY, "gs"),
+    (ShaderType.FRAGMENT, "fs"),
+)
 _NO_FLAGS = Flush(0)
 _TRACKING_LOCK = threading.Lock()
 
@@ -221,6 +229,10 @@ class ThreadedContext:
         self._vbufs: dict[int, Resource] = {}
         self._cbufs: dict[tuple[int, int], Resource] = {}
         self._views: dict[tuple[int, int], Resource] = {}
+        self._samplers: set[tuple[int, int]] = set()  # (stage, slot) of bound sampler states
+        # the bound draw stages whose programs filter textures (None: not
+        # known since the last bind of a shader or rasterizer state)
+        self._sampling: list | None = None
         self._ssbos: dict[tuple[int, int], tuple[Resource, int, int]] = {}
         self._image_views: dict[tuple[int, int], tuple[Resource, int, int | None]] = {}
         self._so_targets: tuple = ()  # the bound stream output targets (draws write them)
@@ -650,6 +662,7 @@ class ThreadedContext:
     def bind_rasterizer_state(self, cso):
         rast = check_rasterizer_cso(cso)
         self._bound["rast"] = _DEFAULT_RASTERIZER if rast is None else rast.state
+        self._sampling = None
         b = self._batch
         b.calls.append((self._apply_rasterizer, (rast,)))
         b.slots += 1
@@ -658,10 +671,17 @@ class ThreadedContext:
 
     def bind_sampler_states(self, shader, start, samplers):
         args = checks.check_sampler_states(shader, start, samplers)
+        stage, start, csos = args
+        for i, cso in enumerate(csos):
+            if cso is None:
+                self._samplers.discard((int(stage), start + i))
+            else:
+                self._samplers.add((int(stage), start + i))
         self._record_call("bind_sampler_states", args)
 
     def _bind_shader(self, stage: ShaderType, key: str, cso: Any) -> None:
         self._bound[key] = checks.check_shader_cso(stage, cso)
+        self._sampling = None
         self._record_call("bind_shader", (stage, cso))
 
     def bind_vs_state(self, cso):
@@ -676,11 +696,13 @@ class ThreadedContext:
     def bind_tcs_state(self, cso):
         stage = ShaderType.TESS_CTRL
         self._bound["tcs"] = checks.check_tess_bind(stage, cso, self.support)
+        self._sampling = None
         self._record_call("bind_shader", (stage, cso))
 
     def bind_tes_state(self, cso):
         stage = ShaderType.TESS_EVAL
         self._bound["tes"] = checks.check_tess_bind(stage, cso, self.support)
+        self._sampling = None
         self._record_call("bind_shader", (stage, cso))
 
     def bind_compute_state(self, cso):
@@ -905,6 +927,13 @@ class ThreadedContext:
             so_targets=self._so_targets, tcs=b["tcs"], tes=b["tes"],
             dsa=None if b["dsa"] is None else b["dsa"].state,
         )  # fmt: skip
+        sampling = self._sampling
+        if sampling is None:  # (the stages whose programs filter, since the last bind)
+            shaders = {stage: b[key] for stage, key in _STAGE_KEYS}
+            stages = checks.draw_stages(shaders, b["rast"].rasterizer_discard)
+            sampling = self._sampling = [(st, cso) for st, cso in stages if cso.sampler_pairs]
+        if sampling:
+            self._check_sampler_bindings(sampling, "draw_vbo")
         slots = 2
         if info.index_size and not isinstance(info.index, Resource):
             data = checks.user_bytes(info.index, "info.index").copy()
@@ -965,9 +994,19 @@ class ThreadedContext:
         clear = check_clear_texture(resource, level, box, data)  # copies the texel
         self._record_call("clear_texture", (clear,))
 
+    def _check_sampler_bindings(self, stages: list, call: str) -> None:
+        for stage, cso in stages:
+            st = int(stage)
+            views = {slot for s, slot in self._views if s == st}
+            samplers = {slot for s, slot in self._samplers if s == st}
+            checks.check_sampler_bindings(stage, cso, views, samplers, call)
+
     def launch_grid(self, info):
         grid = checks.check_grid_info(info, self.support)
-        checks.check_launch(grid, self._bound["compute"])
+        cso = self._bound["compute"]
+        checks.check_launch(grid, cso)
+        if cso.sampler_pairs:
+            self._check_sampler_bindings([(ShaderType.COMPUTE, cso)], "launch_grid")
         self._record_call("launch_grid", (grid,))
 
     def texture_barrier(self, flags=0):

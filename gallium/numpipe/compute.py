@@ -57,6 +57,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -95,6 +96,7 @@ from ..tgsi.memory_api import (
     to_words,
     word_view,
 )
+from ..tgsi.ops_tex import sampler_pairs
 from ..tgsi.runtime import ShaderRuntimeError
 from ..util.format import pack_rgba, try_describe, unpack_rgba
 
@@ -147,6 +149,10 @@ class ComputeCSO(contract.ComputeCSO):
     global_atomics: bool
     lanes: int  # invocations per kernel call at most (COMPUTE_LANES[_SHORT])
     id: int = field(default_factory=lambda: next(_ids))
+
+    @cached_property
+    def sampler_pairs(self) -> frozenset[tuple[int, int]]:
+        return sampler_pairs(self.shader)
 
 
 def _resource_file(inst: Any) -> str | None:

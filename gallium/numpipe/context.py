@@ -296,6 +296,9 @@ class NumpipeContext:
         self._blend: BlendCSO = self._default_blend
         self._dsa: DepthStencilAlphaCSO = self._default_dsa
         self._rast: RasterizerCSO = self._default_rast
+        # the bound draw stages whose programs filter textures (None: not
+        # known since the last bind of a shader or rasterizer state)
+        self._sampling: list | None = None
         self._shaders: dict[ShaderType, ShaderCSO | None] = {
             s: None for s in ShaderType if s != ShaderType.TYPES
         }
@@ -456,6 +459,7 @@ class NumpipeContext:
     def _apply_rasterizer(self, cso: RasterizerCSO | None) -> None:
         old = self._rast.state
         self._rast = cso if cso is not None else self._default_rast
+        self._sampling = None
         self._invalidate("program", "region")
         if _fragment_fields(old) != _fragment_fields(self._rast.state):
             # (the multisample state: FragmentBase.sample_opts; depth clamp,
@@ -495,6 +499,7 @@ class NumpipeContext:
 
     def _apply_shader(self, stage: ShaderType, cso: ShaderCSO | None) -> None:
         self._shaders[stage] = cso
+        self._sampling = None
         if stage == ShaderType.FRAGMENT:
             self._invalidate("program", "fbase", "frag")
         else:
@@ -585,6 +590,7 @@ class NumpipeContext:
         self._check_alive()
         grid = checks.check_grid_info(info, self.support)
         checks.check_launch(grid, self._compute)
+        self._check_sampler_bindings([(ShaderType.COMPUTE, self._compute)], "launch_grid")
         self._apply_launch_grid(grid)
 
     def set_global_binding(
@@ -1337,7 +1343,26 @@ class NumpipeContext:
             tes=shaders[ShaderType.TESS_EVAL],
             dsa=self._dsa.state,
         )
+        sampling = self._sampling
+        if sampling is None:  # (the stages whose programs filter, since the last bind)
+            stages = checks.draw_stages(shaders, self._rast.state.rasterizer_discard)
+            sampling = self._sampling = [(st, cso) for st, cso in stages if cso.sampler_pairs]
+        if sampling:
+            self._check_sampler_bindings(sampling, "draw_vbo")
         self._apply_draw_vbo(info)
+
+    def _check_sampler_bindings(self, stages: Any, call: str) -> None:
+        for stage, cso in stages:
+            if cso.sampler_pairs:
+                views = self._views.get(stage, ())
+                samplers = self._samplers.get(stage, ())
+                checks.check_sampler_bindings(
+                    stage,
+                    cso,
+                    {i for i, v in enumerate(views) if v is not None},
+                    {i for i, s in enumerate(samplers) if s is not None},
+                    call,
+                )
 
     def _apply_draw_vbo(self, info: DrawInfo) -> None:
         """draw_vbo of a checked ``info`` whose draw was checked against the

@@ -46,6 +46,7 @@ from ..pipe.state import (
 from ..pipe.support import Support
 from ..tgsi.compiler import Kernel, compile_shader
 from ..tgsi.limits import NUMPIPE
+from ..tgsi.ops_tex import sampler_pairs
 from ..tgsi.parser import parse
 from ..tgsi.shader import Shader
 from ..util.format import FormatDesc, try_describe
@@ -157,6 +158,10 @@ class ShaderCSO(contract.ShaderCSO):
         from .memory import writes_memory
 
         return writes_memory(self.shader)
+
+    @cached_property
+    def sampler_pairs(self) -> frozenset[tuple[int, int]]:
+        return sampler_pairs(self.shader)
 
     @cached_property
     def early_fragment_tests(self) -> bool:

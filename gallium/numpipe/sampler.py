@@ -78,6 +78,7 @@ import numpy as np
 
 from ..pipe.enums import CompareFunc, MipFilter, Swizzle, TexFilter, TextureTarget, TexWrap
 from ..pipe.errors import PipeValueError, UnsupportedError
+from ..tgsi.runtime import unbound_view_result
 from ..tgsi.texture_api import RECT_TARGETS, TexRequest
 from ..util.format import FormatDesc, channel_values
 
@@ -225,6 +226,9 @@ class TextureBindings:
         """Answer one texture request with four channels of ``req.n`` lanes."""
         op = req.op
         n = int(req.n)
+        if not 0 <= req.unit < len(self.views) or self.views[req.unit] is None:
+            # no view bound: every operation reads zero, as llvmpipe's (D3D10's rule)
+            return unbound_view_result(n)
         if op == "samples":  # TXQS
             count = self._image(req.unit, op).samples
             return [np.full(n, count, I32), np.zeros(n, I32), np.zeros(n, I32), np.zeros(n, I32)]

@@ -31,6 +31,7 @@ import math
 import numbers
 import operator
 import threading
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -1932,6 +1933,39 @@ def _triple(arg: str, value: Any, lo: int, hi: tuple) -> tuple[int, int, int]:
     if not isinstance(value, tuple | list) or len(value) != 3:
         raise bad_type(arg, "three ints (x, y, z)", value)
     return tuple(check_int(f"{arg}[{i}]", v, lo, hi[i]) for i, v in enumerate(value))  # type: ignore[return-value]
+
+
+def draw_stages(shaders: Any, discard: bool) -> list[tuple[ShaderType, Any]]:
+    """(stage, CSO) of the programs a draw runs, from ``shaders`` (ShaderType
+    -> bound CSO or None): the fragment program not under rasterizer discard,
+    the control program only beside an evaluation program."""
+    tes = shaders.get(ShaderType.TESS_EVAL)
+    out = []
+    for stage, cso in shaders.items():
+        if cso is None or stage == ShaderType.COMPUTE:
+            continue
+        if (stage == ShaderType.FRAGMENT and discard) or (
+            stage == ShaderType.TESS_CTRL and tes is None
+        ):
+            continue
+        out.append((stage, cso))
+    return out
+
+
+def check_sampler_bindings(
+    stage: ShaderType, cso: Any, views: Collection[int], samplers: Collection[int], call: str
+) -> None:
+    """A program that filters a bound sampler view needs the sampler state it
+    names bound too (``views`` and ``samplers``: the stage's bound slots).
+    An unbound view needs nothing: every texture operation on it reads zero,
+    as llvmpipe's (D3D10's rule)."""
+    for view, sampler in cso.sampler_pairs:
+        if view in views and sampler not in samplers:
+            raise bad_value(
+                f"sampler state {sampler} of the {stage.name.lower()} stage",
+                f"must be bound (bind_sampler_states) before {call}: the "
+                f"{stage.name.lower()} shader filters sampler view {view} with SAMP[{sampler}]",
+            )
 
 
 def check_launch(grid: Grid, cso: ComputeCSO | None) -> None:

@@ -209,7 +209,9 @@ class ShaderCSO(CSO):
     non-empty ``pipe_stream_output_info`` (in the driver's checked form),
     else None; ``memory_writes``, whether the program stores to or runs
     atomics on shader buffers or images; ``early_fragment_tests``, a
-    fragment program's ``FS_EARLY_DEPTH_STENCIL`` property.
+    fragment program's ``FS_EARLY_DEPTH_STENCIL`` property;
+    ``sampler_pairs``, the (sampler view slot, sampler state slot) pairs
+    the program filters with (see check_sampler_bindings).
     """
 
     stage: ShaderType
@@ -217,8 +219,8 @@ class ShaderCSO(CSO):
 
 class ComputeCSO(CSO):
     """Made by ``create_compute_state``: ``fixed_block`` (the program's
-    ``CS_FIXED_BLOCK_*`` size, or None) and ``input_size`` (its
-    ``req_input_mem`` bytes)."""
+    ``CS_FIXED_BLOCK_*`` size, or None), ``input_size`` (its
+    ``req_input_mem`` bytes) and ``sampler_pairs`` (as ShaderCSO's)."""
 
 
 # -- transfers --------------------------------------------------------------------

@@ -40,6 +40,43 @@ TEX_SLOT_TAG = 0x80000000
 IMG_SLOT_TAG = 0x80000001
 
 
+# Opcodes that filter (they need sampler state): where their sampler operand
+# is.  The TEX family's SAMP[i] names both the view and the sampler; the
+# SAMPLE family reads SVIEW from source 1 and SAMP from source 2.
+_TEX_SAMPLER_SRC = {
+    "TEX": 1, "TXP": 1, "TXB": 1, "TXL": 1, "TEX2": 2, "TXB2": 2, "TXL2": 2,
+    "TXD": 3, "TG4": 2, "LODQ": 1,
+}  # fmt: skip
+_SEPARATE_SAMPLER_OPS = frozenset(
+    ("SAMPLE", "SAMPLE_B", "SAMPLE_L", "SAMPLE_C", "SAMPLE_C_LZ", "SAMPLE_D", "GATHER4", "LOD")
+)
+
+
+def sampler_pairs(shader: Any) -> frozenset[tuple[int, int]]:
+    """The (sampler view slot, sampler state slot) pairs a program filters
+    with: the state it needs bound wherever the view is.  An indirectly
+    indexed operand stands for every slot its file declares; a bindless
+    handle for none (it carries its own sampler)."""
+
+    def slots(reg: Any) -> list[int]:
+        if reg.file in HANDLE_FILES:
+            return []
+        if reg.indirect is None:
+            return [reg.index]
+        return [i for d in shader.declared(reg.file) for i in range(d.first, d.last + 1)]
+
+    pairs: set[tuple[int, int]] = set()
+    for inst in shader.instructions:
+        op = inst.opcode
+        k = _TEX_SAMPLER_SRC.get(op)
+        if k is not None and k < len(inst.src):
+            pairs.update((i, i) for i in slots(inst.src[k].reg))
+        elif op in _SEPARATE_SAMPLER_OPS and len(inst.src) > 2:
+            views, samplers = slots(inst.src[1].reg), slots(inst.src[2].reg)
+            pairs.update((v, s) for v in views for s in samplers)
+    return frozenset(pairs)
+
+
 def _unit(g: Any, inst: Instruction, k: int, files: tuple[str, ...]) -> str:
     """The register index of a SAMP / SVIEW operand, per lane when indirect;
     for a sampler operand in another register, a bindless texture handle in

@@ -795,15 +795,20 @@ def bindless_image_unit(memory: Any, lo: Any, hi: Any) -> Any:
     return memory.bindless_unit(lo, hi)
 
 
+def unbound_view_result(n: int) -> list[Any]:
+    """What every texture operation on a sampler view slot with nothing bound
+    reads: zero in all four channels (llvmpipe returns zero for an unbound
+    view, as D3D10 mandates; sizes and sample counts too)."""
+    return [np.zeros(int(n), F32) for _ in range(4)]
+
+
 def tex_exec(textures: Any, req: Any, unit: Any, sampler: Any, mask: Any) -> list[Any]:
     """Run a TexRequest; per-lane ``unit``/``sampler`` arrays split the request.
     A negative unit (a bindless handle nothing answers) samples zeros."""
     if np.ndim(unit) == 0 and int(unit) < 0:
         return [np.zeros(req.n, F32) for _ in range(4)]
-    if textures is None:
-        raise ShaderRuntimeError(
-            f"the shader uses texture opcode '{req.op}' but ExecEnv.textures is not set"
-        )
+    if textures is None:  # no texture units at all: as an unbound view
+        return unbound_view_result(req.n)
     if np.ndim(unit) == 0 and np.ndim(sampler) == 0:
         if int(unit) < 0:
             return [np.zeros(req.n, F32) for _ in range(4)]

@@ -696,14 +696,15 @@ DCL ADDR[0]
     assert sorted(r.unit for r in reqs) == [1, 3]
 
 
-def test_texture_without_binding_is_a_clear_error():
-    with pytest.raises(ShaderRuntimeError, match="textures is not set"):
-        run(
-            "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL SAMP[0]\n"
-            "  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n",
-            [lanes4([0.0])],
-            1,
-        )
+def test_texture_without_texture_units_reads_zero():
+    """No ExecEnv.textures: every texture operation reads zero, as an unbound
+    sampler view does (llvmpipe's rule)."""
+    outs, _ = run(
+        "FRAG\nDCL IN[0]\nDCL OUT[0]\nDCL SAMP[0]\n  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n",
+        [lanes4([0.5, 0.25])],
+        2,
+    )
+    assert [ints(c) for c in outs[0]] == [[0, 0]] * 4
 
 
 # -- memory ----------------------------------------------------------------------------------

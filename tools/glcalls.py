@@ -60,6 +60,13 @@ ATOMIC_COUNTER_BUFFER = 0x92C0
 QUERY_BUFFER = 0x9192
 ALL_BARRIER_BITS = 0xFFFFFFFF
 TEXTURE_2D = 0x0DE1
+TEXTURE_3D, TEXTURE_2D_ARRAY, TEXTURE_2D_MULTISAMPLE_ARRAY = 0x806F, 0x8C1A, 0x9102
+FRAMEBUFFER, READ_FRAMEBUFFER, DRAW_FRAMEBUFFER = 0x8D40, 0x8CA8, 0x8CA9
+FRAMEBUFFER_COMPLETE = 0x8CD5
+COLOR_ATTACHMENT0, DEPTH_ATTACHMENT = 0x8CE0, 0x8D00
+COLOR, DEPTH = 0x1800, 0x1801
+RGBA, DEPTH_COMPONENT, DEPTH_COMPONENT32F = 0x1908, 0x1902, 0x8CAC
+SCISSOR_TEST, NEAREST, COLOR_BUFFER_BIT = 0x0C11, 0x2600, 0x4000
 READ_WRITE, WRITE_ONLY = 0x88BA, 0x88B9
 R32UI, R32F, RGBA8, RGBA32F = 0x8236, 0x822E, 0x8058, 0x8814
 DEPTH_TEST, CULL_FACE = 0x0B71, 0x0B44
@@ -151,6 +158,22 @@ _PROTOS: dict[str, tuple[Any, ...]] = {
     "glBindImageTexture": (None, _u, _u, _i, ctypes.c_ubyte, _i, _u, _u),
     "glDepthFunc": (None, _u),
     "glCullFace": (None, _u),
+    # viewport arrays and layered framebuffers (tools/make_layer_reference.py)
+    "glViewportIndexedf": (None, _u, _f, _f, _f, _f),
+    "glScissorIndexed": (None, _u, _i, _i, _i, _i),
+    "glDepthRangeIndexed": (None, _u, ctypes.c_double, ctypes.c_double),
+    "glTexStorage3D": (None, _u, _i, _u, _i, _i, _i),
+    "glTexStorage3DMultisample": (None, _u, _i, _u, _i, _i, _i, ctypes.c_ubyte),
+    "glGenFramebuffers": (None, _i, ctypes.POINTER(_u)),
+    "glBindFramebuffer": (None, _u, _u),
+    "glFramebufferTexture": (None, _u, _u, _u, _i),
+    "glFramebufferTextureLayer": (None, _u, _u, _u, _i, _i),
+    "glCheckFramebufferStatus": (_u, _u),
+    "glDrawBuffers": (None, _i, ctypes.POINTER(_u)),
+    "glClearBufferfv": (None, _u, _i, ctypes.POINTER(_f)),
+    "glBlitFramebuffer": (None, _i, _i, _i, _i, _i, _i, _i, _i, _u, _u),
+    "glPointSize": (None, _f),
+    "glLineWidth": (None, _f),
 }
 
 

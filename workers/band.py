@@ -7,11 +7,16 @@ clears (colour clears deferred to the band's next write of the target:
 ``ResidentColour``), timestamp markers, and draws -- a draw of one fragment
 state through workers/raster.py, a multi-state command (many draws with
 different fragment states) through workers/multistate.py, every draw of a
-multisampled scene once per sample through workers/msaa.py.  Everything here
-runs on one worker thread and touches only its own band of the framebuffer.
+multisampled scene once per sample through workers/msaa.py.  A draw command
+on a layer other than the first (a LAYER output chose it) draws into that
+layer's targets (``layer_scene``).  Everything here runs on one worker thread
+and touches only its own band of the framebuffer.
 """
 
 from __future__ import annotations
+
+import copy
+import threading
 
 from gallium.numpipe.scene import ClearCmd, DrawCmd, MarkerCmd, Scene
 
@@ -38,12 +43,15 @@ def execute_band(scene: Scene, band: int) -> None:
             if isinstance(cmd, DrawCmd):
                 ids = cmd.triangles_in_band(band)
                 if ids.size:
+                    target = scene
+                    if cmd.layer:  # (zs_word is what the first layer's rows hold)
+                        target, zs_word = layer_scene(scene, cmd.layer), None
                     if scene.samples > 1:  # one pass per sample (workers/msaa.py)
-                        draw_samples(scene, cmd, ids, y0, y1, band)
+                        draw_samples(target, cmd, ids, y0, y1, band)
                     elif cmd.tri_state is None:
-                        _draw(scene, cmd, ids, y0, y1, band, zs_word)
+                        _draw(target, cmd, ids, y0, y1, band, zs_word)
                     else:
-                        draw_multistate(scene, cmd, ids, y0, y1, band, zs_word)
+                        draw_multistate(target, cmd, ids, y0, y1, band, zs_word)
                     zs_word = None
             elif isinstance(cmd, ClearCmd) and cmd.rect is not None:
                 zs_word = _clear_rect(scene, cmd, resident, y0, y1, zs_word)
@@ -95,3 +103,24 @@ def _clear_rect(scene: Scene, cmd: ClearCmd, resident: ResidentColour, y0: int, 
     for zs in cmd.extra_zs:
         _clear_depth_stencil(zs, cmd, ry0, ry1, None, cols)
     return known
+
+
+_views_lock = threading.Lock()
+
+
+def layer_scene(scene: Scene, layer: int) -> Scene:
+    """``scene`` with layer ``layer``'s targets as its framebuffer (made once
+    per scene and layer; ``scene.layers`` holds the targets)."""
+    views = scene.__dict__.get("_layer_views")
+    if views is None:
+        with _views_lock:
+            views = scene.__dict__.setdefault("_layer_views", {})
+    got = views.get(layer)
+    if got is None:
+        got = copy.copy(scene)
+        for cached in ("_layer_views", "_sample_views", "_proc_blob"):
+            got.__dict__.pop(cached, None)  # (the copy's own caches)
+        got.cbufs, got.zsbuf, got.sample_cbufs, got.sample_zs = scene.layers[layer]
+        with _views_lock:
+            got = views.setdefault(layer, got)
+    return got

@@ -235,6 +235,7 @@ class SceneBlob:
             samples=scene.samples,
             sample_cbufs=scene.sample_cbufs,
             sample_zs=scene.sample_zs,
+            layers=scene.layers,
         )
         _ScenePickler(f, buffers, self.counters).dump(light)
         parts = [f.getbuffer()] + [b.raw() for b in buffers]

@@ -56,13 +56,17 @@ class SceneJob:
                 for cmd in scene.commands:
                     if isinstance(cmd, ClearCmd):
                         arrays += cmd.arrays()
-                for targets in scene.sample_cbufs:
-                    arrays += [t.raw for t in targets if t is not None]
-                for zs in scene.sample_zs:
-                    if zs is not None:
-                        arrays.append(zs.words)
-                        if zs.stencil is not None:
-                            arrays.append(zs.stencil)
+                sample_sets = [(scene.sample_cbufs, scene.sample_zs)]
+                for cbufs, zs, scbufs, szs in scene.layers.values():  # other layers'
+                    sample_sets.append(([cbufs, *scbufs], [zs, *szs]))
+                for cbuf_rows, zss in sample_sets:
+                    for targets in cbuf_rows:
+                        arrays += [t.raw for t in targets if t is not None]
+                    for zs in zss:
+                        if zs is not None:
+                            arrays.append(zs.words)
+                            if zs.stencil is not None:
+                                arrays.append(zs.stencil)
                 ok = all(shared.locate(a) is not None for a in arrays)
             self._proc_ok = ok
         return ok

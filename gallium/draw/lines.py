@@ -397,13 +397,16 @@ def setup_lines(
     """Set up segments ``lines`` (L, 2) as llvmpipe does: two triangles each
     over its parallelogram, with the line's own attribute, z and 1/w planes.
     ``flat_values`` (L, K, 4): each segment's provoking-vertex inputs.
-    ``smooth``: antialiased lines instead (gallium/draw/smooth.py)."""
+    ``region``: the draw region, one tuple or four arrays with a row per
+    segment (see setup_triangles).  ``smooth``: antialiased lines instead
+    (gallium/draw/smooth.py)."""
     if smooth:
         from .smooth import smooth_lines
 
         return smooth_lines(
             win, oow, attrs, interp, lines, prim_ids, flat_values, line_width=width,
-            region=region, half_pixel_center=half_pixel_center, bottom_edge_rule=bottom_edge_rule,
+            region=region if isinstance(region[0], int) else list(region),
+            half_pixel_center=half_pixel_center, bottom_edge_rule=bottom_edge_rule,
         )  # fmt: skip
     k = attrs.shape[1]
     if lines.shape[0] == 0:
@@ -412,6 +415,8 @@ def setup_lines(
     lines, X, Y = lines[keep], X[keep], Y[keep]
     idx_dx, idx_dy, ooa = idx_dx[keep], idx_dy[keep], ooa[keep]
     prim_ids, flat_values = prim_ids[keep], flat_values[keep]
+    if not isinstance(region[0], int):  # a region per segment: two triangles each
+        region = tuple(np.repeat(np.asarray(r)[keep], 2) for r in region)
     n = lines.shape[0]
     if n == 0:
         return empty_set(k)

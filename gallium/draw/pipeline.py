@@ -19,7 +19,8 @@ context (the application's, or a threaded context's driver thread).
 :meth:`DrawPipeline.run` cuts the queue into *passes*: maximal runs of
 consecutive draws with the same vertex program (vertex and geometry shader,
 vertex elements, rasterizer state, clip planes, linkage to the fragment
-shader), viewport, kind of primitive and stream output binding -- and a draw
+shader), viewport (all 16 when the program writes VIEWPORT_INDEX), kind of
+primitive and stream output binding -- and a draw
 that reads (as vertices, indices or constants) a buffer the pass writes by
 stream output starts a pass of its own, so that it reads what the draws
 before it wrote.  Each pass goes through the stages once, over all its
@@ -44,6 +45,10 @@ draws:
 ``viewport.py``         the viewport transform
 ``setup.py``/``lines``  set-up triangles (TriangleSets), each draw's triangles
 /``points.py``          within its own draw region
+``layers.py``           with the three above when the last vertex stage writes
+                        LAYER or VIEWPORT_INDEX: each primitive's layer and
+                        viewport, the viewport of each vertex's transform,
+                        clipping per viewport, each viewport's draw region
 emit                    the pass's set-up primitives, in submission order, to
                         the sink, each with its draw (and so its draw's
                         fragment state)
@@ -67,7 +72,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..pipe.enums import Prim
-from . import assemble, clip, polygon, vs
+from . import assemble, clip, layers, polygon, vs
 from .fetch import fetch_attributes, read_indices
 from .primitives import TriangleSet, select_triangles
 from .setup import setup_triangles
@@ -114,6 +119,22 @@ class VertexProgram:
     vs_memory: Any = None  # the vertex shader's buffers and images (ExecEnv.memory), or None
     gs_memory: Any = None
     memory_writes: bool = False  # a vertex-side stage stores to memory: one pass a draw
+    # the LAYER and VIEWPORT_INDEX outputs of the stage before the rasterizer
+    # (registers, or None): see gallium/draw/layers.py
+    layer_out: int | None = None
+    viewport_out: int | None = None
+
+    @property
+    def layered(self) -> bool:
+        """Whether primitives choose their layer or viewport (gallium/draw/layers.py)."""
+        return self.layer_out is not None or self.viewport_out is not None
+
+    @property
+    def fused_viewport(self) -> bool:
+        """Whether the viewport transform is draw_llvm's fused one (the vertex
+        shader rasterized, writing no VIEWPORT_INDEX), not draw_pt_post_vs.c's
+        (gallium/draw/viewport.py)."""
+        return self.gs is None and self.tess is None and self.viewport_out is None
 
     @property
     def last_vertex_stage(self) -> Any:
@@ -183,6 +204,10 @@ class Draw:
     kind: str = TRIANGLES
     so: Any = None  # the so.Binding it writes (stream output), or None
     tess_consts: tuple = ((), ())  # the control and evaluation stages' constant buffers
+    # when the program writes VIEWPORT_INDEX: the 16 viewports ((scale,
+    # translate) each) and draw regions (inclusive, as ``region``)
+    viewports: tuple | None = None
+    regions: tuple | None = None
 
 
 @dataclass(slots=True)
@@ -307,6 +332,7 @@ class DrawPipeline:
                     (d0.kind in (TRIANGLES, GEOMETRY) and not d0.program.pipeline)
                     or draws[j].region == d0.region
                 )
+                and (d0.viewports is None or draws[j].viewports == d0.viewports)
                 and draws[j].so is d0.so
                 and (d0.so is None or not _reads(draws[j], d0.so.storages))
                 and not d0.program.memory_writes
@@ -451,7 +477,7 @@ class DrawPipeline:
             prog.tess, prog.vs, verts.res, verts.n, patches, patch_ids, tags,
             ([d.tess_consts[0] for d in group], [d.tess_consts[1] for d in group]), len(group),
         )  # fmt: skip
-        return _TessVertices(out, prog, group, verts)
+        return _TessVertices(out, prog, group, verts, (patch_ids, tags))
 
     # -- triangles -----------------------------------------------------------------
 
@@ -463,8 +489,12 @@ class DrawPipeline:
         sets: list = []
         if not discard:
             flags = verts.primitive_edges(streams) if prog.unfilled else None
+            src = verts.layer_source() if prog.layered else None
+            leads = None
+            if src is not None and src.lead is None:  # (a vertex shader's primitives)
+                leads = layers.triangle_leads(group, tris, tags)
             sets, nclipped_by_draw = self._triangle_stage(
-                group, verts.pos, verts.attrs, tris, prims, tags, flags, verts.edges
+                group, verts.pos, verts.attrs, tris, prims, tags, flags, verts.edges, src, leads
             )
         if any(d.queries for d in group):
             for k, (d, s) in enumerate(zip(group, streams)):
@@ -489,42 +519,56 @@ class DrawPipeline:
             self._emit(group, ts)
 
     def _triangle_stage(
-        self, group, pos, attrs, tris, prims, tags, flags=None, vertex_edges=None
-    ) -> tuple:
+        self, group, pos, attrs, tris, prims, tags, flags=None, vertex_edges=None, src=None,
+        leads=None,
+    ) -> tuple:  # fmt: skip
         """Viewport transform, clipping and setup of triangles ``tris`` (with
         primitive ids ``prims``, draws ``tags`` and, for polygons drawn as
         lines or points, edge ``flags`` and the vertices' edge flags):
         (TriangleSets in submission order, whose primitive ids carry the draw
-        in their high half; triangles clipping left per draw)."""
+        in their high half; triangles clipping left per draw).  ``src``: the
+        LAYER / VIEWPORT_INDEX values when the program writes them
+        (gallium/draw/layers.py; ``leads``: each triangle's first vertex, for
+        a vertex shader's triangles)."""
         prog = group[0].program
         rast = prog.rast
         scale, translate = group[0].viewport
-        win, oow = viewport_transform(pos, scale, translate)
+        lay = None
+        if src is None:
+            win, oow = viewport_transform(pos, scale, translate, prog.fused_viewport)
+            wide = tags.astype(np.int64) << 32 | prims.astype(np.int64)
+        else:
+            lay = layers.PrimitiveLayers(
+                group, src, tris[:, 0] if rast.flatshade_first else tris[:, 2], tags, prims
+            )
+            pos, attrs, vertex_edges, tris, win, oow = lay.transform(
+                pos, attrs, vertex_edges, tris, leads, prog.fused_viewport
+            )
+            wide = lay.ids
         planes, active = prog.planes()
-        wide = tags.astype(np.int64) << 32 | prims.astype(np.int64)
-        geo = clip.clip_triangles(
-            pos,
-            win,
-            oow,
-            attrs,
-            tris,
-            wide,
-            planes=planes,
-            active=active,
-            interp=prog.interp_all,
-            flatshade_first=rast.flatshade_first,
-            scale=scale,
-            translate=translate,
-            flags=flags,
-            vertex_edges=vertex_edges,
-        )
+        common = {
+            "planes": planes,
+            "active": active,
+            "interp": prog.interp_all,
+            "flatshade_first": rast.flatshade_first,
+            "flags": flags,
+            "vertex_edges": vertex_edges,
+        }
+        if lay is not None and lay.vp is not None:  # (new vertices in each one's viewport)
+            geo = lay.clip_triangles(pos, win, oow, attrs, tris, common)
+        else:
+            geo = clip.clip_triangles(
+                pos, win, oow, attrs, tris, wide, scale=scale, translate=translate, **common
+            )
         self.yield_point()
         draw_of = geo.prim_ids >> 32
         nclipped = (
             np.bincount(draw_of, minlength=len(group)) if len(group) > 1 else [geo.tris.shape[0]]
         )
         k = len(prog.link)
-        if not prog.pipeline:  # llvmpipe's setup offsets depth and picks the back colours
+        if prog.pipeline:
+            sets = self._polygon_stages(group, geo, planes, None if lay is None else lay.regions)
+        else:  # llvmpipe's setup offsets depth and picks the back colours
             offset = prog.offset if prog.offset is not None and prog.offset.tri else None
             ts = setup_triangles(
                 geo.win,
@@ -532,7 +576,7 @@ class DrawPipeline:
                 geo.tris,
                 geo.attrs,
                 prog.interp,
-                region=_regions(group, draw_of),
+                region=_regions(group, draw_of) if lay is None else lay.regions(geo.prim_ids),
                 half_pixel_center=rast.half_pixel_center,
                 bottom_edge_rule=rast.bottom_edge_rule,
                 multisample=prog.multisample,
@@ -546,13 +590,20 @@ class DrawPipeline:
                 twoside=prog.twoside,
                 nslots=k,
             )
-            return [ts], nclipped
-        return self._polygon_stages(group, geo, planes), nclipped
+            sets = [ts]
+        if lay is not None:
+            for ts in sets:
+                lay.tag(ts)
+        return sets, nclipped
 
-    def _polygon_stages(self, group: list[Draw], geo: Any, planes: np.ndarray) -> list:
+    def _polygon_stages(
+        self, group: list[Draw], geo: Any, planes: np.ndarray, region_of: Any = None
+    ) -> list:
         """The draw module's polygon stages (gallium/draw/polygon.py) and the
         setup of what they make: filled triangles, and the lines and points
-        of polygons drawn as such, run by run in submission order."""
+        of polygons drawn as such, run by run in submission order.
+        ``region_of(ids)``: the draw regions of the primitives with ``ids``
+        (layered programs: gallium/draw/layers.py), else the draws' one."""
         from . import lines as ln
         from .points import setup_points
 
@@ -590,7 +641,8 @@ class DrawPipeline:
                 t = run[1]
                 ts = setup_triangles(
                     pieces.win, pieces.oow, 3 * t[:, None] + np.arange(3), attrs, interp,
-                    region=region, bottom_edge_rule=rast.bottom_edge_rule,
+                    region=region if region_of is None else region_of(pieces.prim_ids[t]),
+                    bottom_edge_rule=rast.bottom_edge_rule,
                     front_ccw=rast.front_ccw, cull_front=prog.cull_front,
                     cull_back=prog.cull_back, flatshade_first=rast.flatshade_first,
                     prim_ids=pieces.prim_ids[t], wide_prim_ids=True, **common,
@@ -611,7 +663,8 @@ class DrawPipeline:
                     tri_of, flat = tri_of[sub], flat[sub]
                 ts = ln.setup_lines(
                     win, oow, segs, lattrs, interp,
-                    width=min(rast.line_width, prog.max_line_width), region=region,
+                    width=min(rast.line_width, prog.max_line_width),
+                    region=region if region_of is None else region_of(pieces.prim_ids[tri_of]),
                     bottom_edge_rule=rast.bottom_edge_rule, prim_ids=pieces.prim_ids[tri_of],
                     flat_values=(
                         flat if flat is not None
@@ -629,7 +682,10 @@ class DrawPipeline:
                 ts, _ = setup_points(
                     pieces.win, pieces.oow, pieces.pos, attrs, interp, pts,
                     pieces.prim_ids[tri_of], size, rast=rast, planes=planes, active=[],
-                    sprite=prog.sprite, region=region, smooth=prog.point_smooth,
+                    sprite=prog.sprite, smooth=prog.point_smooth,
+                    region=(
+                        region if region_of is None else list(region_of(pieces.prim_ids[tri_of]))
+                    ),
                     per_vertex_size=prog.psize_slot is not None and rast.point_size_per_vertex,
                 )  # fmt: skip
             if stippling and ts.count and filled.size:
@@ -641,7 +697,6 @@ class DrawPipeline:
     # -- points --------------------------------------------------------------------
 
     def _points(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
-        from .points import setup_points
 
         prog = group[0].program
         rast = prog.rast
@@ -677,15 +732,9 @@ class DrawPipeline:
         else:
             size = np.full(pts.size, F32(rast.point_size), F32)
         size = np.minimum(size, F32(prog.max_point_size))  # (NaN stays NaN: dropped)
-        scale, translate = group[0].viewport
-        win, oow = viewport_transform(verts.pos, scale, translate)
-        planes, active = prog.planes()
-        wide = tags << 32 | prims
-        ts, kept_ids = setup_points(
-            win, oow, verts.pos, verts.attrs, prog.interp, pts, wide, size,
-            rast=rast, planes=planes, active=active, sprite=prog.sprite, region=group[0].region,
-            multisample=prog.multisample, smooth=prog.point_smooth,
-            per_vertex_size=prog.smooth_psize,
+        ts, kept_ids = self._point_setup(
+            group, verts.pos, verts.attrs, prog.interp, pts, prims, tags, size,
+            verts.layer_source() if prog.layered else None, prog.smooth_psize,
         )  # fmt: skip
         if any(d.queries for d in group):
             kept = np.bincount(kept_ids >> 32, minlength=len(group))
@@ -707,6 +756,39 @@ class DrawPipeline:
                     )
         self._emit(group, ts)
 
+    def _point_setup(self, group, pos, attrs, interp, pts, prims, tags, size, src, per_vertex):
+        """Viewport transform, clipping and setup of the points at vertices
+        ``pts`` (see gallium/draw/points.py): (TriangleSet with draw-tagged
+        primitive ids, the draw-tagged ids of the points clipping left).
+        ``src``: the LAYER / VIEWPORT_INDEX values when the program writes
+        them (gallium/draw/layers.py: a point's own viewport and scissor, the
+        transform in its strip's first vertex's viewport)."""
+        from .points import setup_points
+
+        prog = group[0].program
+        lay = None
+        region: Any = group[0].region
+        if src is None:
+            scale, translate = group[0].viewport
+            win, oow = viewport_transform(pos, scale, translate, prog.fused_viewport)
+            wide = tags << 32 | prims
+        else:
+            lay = layers.PrimitiveLayers(group, src, pts, tags, prims)
+            *_, win, oow = lay.transform(pos, attrs, None, pts, None, prog.fused_viewport)
+            wide = lay.ids
+            if src.viewport is not None:  # (a list: a region per point, see setup_points)
+                region = list(lay.regions(wide))
+        planes, active = prog.planes()
+        ts, kept_ids = setup_points(
+            win, oow, pos, attrs, interp, pts, wide, size,
+            rast=prog.rast, planes=planes, active=active, sprite=prog.sprite, region=region,
+            multisample=prog.multisample, smooth=prog.point_smooth, per_vertex_size=per_vertex,
+        )  # fmt: skip
+        if lay is not None:
+            lay.tag(ts)
+            kept_ids = lay.wide(kept_ids)
+        return ts, kept_ids
+
     # -- lines ---------------------------------------------------------------------
 
     def _lines(self, group: list[Draw], streams: list[_Stream], verts: _PassVertices) -> None:
@@ -719,9 +801,11 @@ class DrawPipeline:
             return
         flat = verts.attrs[lines[:, 0] if rast.flatshade_first else lines[:, 1]]
         resets = verts.primitive_edges(streams, "resets") if prog.line_stipple else None
+        src = verts.layer_source() if prog.layered else None
         ts, nout = self._line_stage(
-            group, verts.pos, verts.attrs, prog.interp, lines, prims, tags, flat, resets
-        )
+            group, verts.pos, verts.attrs, prog.interp, lines, prims, tags, flat, resets, src,
+            lines[:, 0] if src is not None and src.lead is None else None,
+        )  # fmt: skip
         if any(d.queries for d in group):
             for k, (d, s) in enumerate(zip(group, streams)):
                 if d.queries:
@@ -741,23 +825,40 @@ class DrawPipeline:
                     )
         self._emit(group, ts)
 
-    def _line_stage(self, group, pos, attrs, interp, lines, prims, tags, flat, resets=None):
+    def _line_stage(
+        self, group, pos, attrs, interp, lines, prims, tags, flat, resets=None, src=None,
+        leads=None,
+    ) -> tuple:  # fmt: skip
         """Viewport transform, clipping and setup of segments ``lines`` (see
         gallium/draw/lines.py; ``flat`` each segment's provoking-vertex
         inputs): (TriangleSet with draw-tagged primitive ids, segments
-        clipping left per draw)."""
+        clipping left per draw).  ``src``: the LAYER / VIEWPORT_INDEX values
+        when the program writes them (gallium/draw/layers.py; ``leads``: each
+        segment's first vertex, for a vertex shader's lines)."""
         from . import lines as ln
 
         prog = group[0].program
         rast = prog.rast
         scale, translate = group[0].viewport
-        win, oow = viewport_transform(pos, scale, translate)
+        lay = None
+        if src is None:
+            win, oow = viewport_transform(pos, scale, translate, prog.fused_viewport)
+        else:
+            lay = layers.PrimitiveLayers(
+                group, src, lines[:, 0] if rast.flatshade_first else lines[:, 1], tags, prims
+            )
+            pos, attrs, _, lines, win, oow = lay.transform(
+                pos, attrs, None, lines, leads, prog.fused_viewport
+            )
         planes, active = prog.planes()
+        common = {"planes": planes, "active": active, "interp": interp}
         order = np.arange(lines.shape[0], dtype=np.int64)  # (unique, for the clipper)
-        pos, win, oow, attrs, lines, kept = ln.clip_lines(
-            pos, win, oow, attrs, lines, order,
-            planes=planes, active=active, interp=interp, scale=scale, translate=translate,
-        )  # fmt: skip
+        if lay is not None and lay.vp is not None:  # (new vertices in each one's viewport)
+            pos, win, oow, attrs, lines, kept = lay.clip_lines(pos, win, oow, attrs, lines, common)
+        else:
+            pos, win, oow, attrs, lines, kept = ln.clip_lines(
+                pos, win, oow, attrs, lines, order, scale=scale, translate=translate, **common
+            )
         flat = flat[kept]  # (kept is ascending: the segments clipping left)
         if prog.line_stipple is not None:
             factor, pattern, rectangular = prog.line_stipple
@@ -769,13 +870,18 @@ class DrawPipeline:
         self.yield_point()
         ts = ln.setup_lines(
             win, oow, lines, attrs, interp,
-            width=min(rast.line_width, prog.max_line_width), region=group[0].region,
+            width=min(rast.line_width, prog.max_line_width),
+            region=group[0].region if lay is None else lay.regions(lay.ids[kept]),
             half_pixel_center=rast.half_pixel_center, bottom_edge_rule=rast.bottom_edge_rule,
             multisample=prog.multisample, prim_ids=kept, flat_values=flat,
             last_pixel=rast.line_last_pixel, smooth=prog.line_smooth,
         )  # fmt: skip
         seg = ts.prim_id.astype(np.int64)
-        ts.prim_id = tags[seg] << 32 | prims[seg]
+        if lay is None:
+            ts.prim_id = tags[seg] << 32 | prims[seg]
+        else:
+            ts.prim_id = lay.ids[seg]
+            lay.tag(ts)
         nout = np.bincount(tags[kept], minlength=len(group))
         return ts, nout
 
@@ -826,6 +932,11 @@ class DrawPipeline:
                 attrs[:, slot] = out.outputs[reg]
         if kind != "TRIANGLE_STRIP" and prog.extra:  # (only polygons use them)
             attrs = np.ascontiguousarray(attrs[:, : len(prog.link)])
+        src = None
+        if prog.layered:  # (each vertex transformed in its strip's first vertex's viewport)
+            src = layers.vertex_source(
+                out.outputs, n, prog.layer_out, prog.viewport_out, layers.strip_leads(n, out.cuts)
+            )
         if kind == "TRIANGLE_STRIP":
             tris, _ = assemble.triangles(Prim.TRIANGLE_STRIP, n, out.cuts, rast.flatshade_first)
             first = tris[:, 0]
@@ -835,7 +946,7 @@ class DrawPipeline:
                 else None
             )
             sets, nout = self._triangle_stage(
-                group, out.pos, attrs, tris, out.prim[first], out.draw[first], flags
+                group, out.pos, attrs, tris, out.prim[first], out.draw[first], flags, None, src
             )
         elif kind == "LINE_STRIP":
             segs, _ = ln.segments(Prim.LINE_STRIP, n, out.cuts)
@@ -844,12 +955,10 @@ class DrawPipeline:
             resets = ln.segment_resets(Prim.LINE_STRIP, n, out.cuts)
             ts, nout = self._line_stage(
                 group, out.pos, attrs, interp, segs, out.prim[first], out.draw[first], flat,
-                resets,
+                resets, src,
             )  # fmt: skip
             sets = [ts]
         else:  # POINTS
-            from .points import setup_points
-
             psize = out.outputs.get(gs.kernel.output_index("PSIZE"))
             pts = np.arange(n, dtype=np.int64)
             if psize is None or not rast.point_size_per_vertex:
@@ -857,14 +966,9 @@ class DrawPipeline:
             else:
                 size = psize[:, 0].astype(F32)
             size = np.minimum(size, F32(prog.max_point_size))
-            scale, translate = group[0].viewport
-            win, oow = viewport_transform(out.pos, scale, translate)
-            planes, active = prog.planes()
-            ts, kept_ids = setup_points(
-                win, oow, out.pos, attrs, interp, pts, out.draw << 32 | out.prim, size,
-                rast=rast, planes=planes, active=active, sprite=prog.sprite,
-                region=group[0].region, multisample=prog.multisample, smooth=prog.point_smooth,
-                per_vertex_size=psize is not None and rast.point_size_per_vertex,
+            ts, kept_ids = self._point_setup(
+                group, out.pos, attrs, interp, pts, out.prim, out.draw, size, src,
+                psize is not None and rast.point_size_per_vertex,
             )  # fmt: skip
             nout = np.bincount(kept_ids >> 32, minlength=len(group))
             sets = [ts]
@@ -1015,6 +1119,12 @@ class _PassVertices:
         """Draw k's counts for its queries."""
         return DrawCounts(**fields)
 
+    def layer_source(self) -> layers.LayerSource:
+        """The vertex shader's LAYER / VIEWPORT_INDEX values (each primitive's
+        first vertex transforms it: gallium/draw/layers.py)."""
+        prog = self.group[0].program
+        return layers.vertex_source(self.res.outputs, self.n, prog.layer_out, prog.viewport_out)
+
     def lane_draw(self) -> np.ndarray | None:
         """Each vertex's draw (None for a pass of one draw)."""
         if len(self.group) == 1:
@@ -1088,8 +1198,11 @@ class _TessVertices:
     and the tessellator's primitives (what the stages after tessellation
     read in place of :class:`_PassVertices`)."""
 
-    def __init__(self, out: Any, prog: VertexProgram, group: list[Draw], before: Any) -> None:
+    def __init__(
+        self, out: Any, prog: VertexProgram, group: list[Draw], before: Any, patches: tuple
+    ) -> None:
         self.out = out
+        self.patches = patches  # (each patch's id in its instance, its draw)
         self.group = group
         self.n = out.n
         self.res = _Outputs(out.outputs)
@@ -1110,6 +1223,17 @@ class _TessVertices:
     def primitives(self, streams: list) -> tuple:
         out = self.out
         return out.prims, out.prim_ids, out.tags, self._counts
+
+    def layer_source(self) -> layers.LayerSource:
+        """The evaluation shader's LAYER / VIEWPORT_INDEX values, each domain
+        point transformed as the draw module walks them (gallium/draw/layers.py)."""
+        prog = self.group[0].program
+        out = self.out
+        lead = None
+        if prog.viewport_out is not None:
+            per = {"points": 1, "lines": 2}.get(prog.tess.output(), 3)
+            lead = layers.tess_leads(out.point_patch, *self.patches, self.group, per)
+        return layers.vertex_source(out.outputs, self.n, prog.layer_out, prog.viewport_out, lead)
 
     def primitive_edges(self, streams: list, name: str = "edges") -> np.ndarray:
         """Every edge of a tessellated triangle is a boundary edge (each starts

@@ -52,8 +52,9 @@ def setup_points(
     sizes ``size`` (already limited to the largest point size): (the points'
     TriangleSet, whose primitive ids are ``prims``' values, and the
     primitive ids of the points clipping left).  ``region`` is the draw
-    region, one tuple or one array per bound with a row per point (see
-    setup_triangles)."""
+    region: one tuple, or a list of four arrays (one per bound) with a row
+    per point (see setup_triangles)."""
+    per_point = not isinstance(region, tuple)  # (four arrays, a row per point)
     # clip: the centre against the active planes
     centre = pos[pts]
     keep = np.isfinite(centre).all(axis=1) & np.isfinite(size)
@@ -68,8 +69,8 @@ def setup_points(
             keep &= clip.plane_distance(centre, planes[p]) >= 0
     if not keep.all():
         pts, prims, size = pts[keep], prims[keep], size[keep]
-        if not isinstance(region, tuple):
-            region = tuple(r[keep] for r in region)
+        if per_point:
+            region = [r[keep] for r in region]
     if smooth:  # antialiased points (gallium/draw/smooth.py)
         from .smooth import smooth_points
 
@@ -108,7 +109,7 @@ def setup_points(
     attrs4 = np.repeat(attrs[pts], 4, axis=0)
     base = 4 * np.arange(m, dtype=np.int64)[:, None]
     tris = (base[:, :, None] + np.array([[0, 1, 2], [0, 2, 3]])[None]).reshape(-1, 3)
-    if not isinstance(region, tuple):  # one row per triangle: two a point
+    if per_point:  # one row per triangle: two a point
         region = tuple(np.repeat(r, 2) for r in region)
     ts = setup_triangles(
         win4.reshape(-1, 3),

@@ -55,6 +55,11 @@ class TriangleSet:
     # last input slot their coverage coordinate, not the fragment shader's;
     # "" for anything else
     smooth: str = ""
+    # when the last vertex stage writes LAYER / VIEWPORT_INDEX (gallium/draw/layers.py):
+    # each triangle's layer as written (uint32 bits; the sink clamps it to the
+    # framebuffer's layers) and its viewport (clamped: 0..15)
+    layer: np.ndarray | None = None  # (M,) int64
+    viewport: np.ndarray | None = None  # (M,) int64
 
 
 def empty_set(k: int) -> TriangleSet:
@@ -97,6 +102,8 @@ def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
         None if ts.zoffset is None else ts.zoffset[idx],
         None if ts.stipple is None else ts.stipple[idx],
         ts.smooth,
+        None if ts.layer is None else ts.layer[idx],
+        None if ts.viewport is None else ts.viewport[idx],
     )
 
 
@@ -109,6 +116,18 @@ def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
         return np.concatenate([getattr(p, name) for p in parts])
 
     has_v = all(p.vx is not None for p in parts)
+
+    def tagged(name: str) -> np.ndarray | None:
+        """Per-triangle tags (layer, viewport): all parts' or none (0 where missing)."""
+        if all(getattr(p, name) is None for p in parts):
+            return None
+        return np.concatenate(
+            [
+                np.zeros(p.count, np.int64) if getattr(p, name) is None else getattr(p, name)
+                for p in parts
+            ]
+        )
+
     return TriangleSet(
         sum(p.count for p in parts),
         cat("c"),
@@ -127,6 +146,8 @@ def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
         _cat_offsets(parts),
         _cat_flags(parts, "stipple"),
         parts[0].smooth,
+        tagged("layer"),
+        tagged("viewport"),
     )
 
 

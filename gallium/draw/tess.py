@@ -121,6 +121,7 @@ class TessOutput:
     tags: np.ndarray  # (P,) each primitive's draw (of the pass)
     patches_by_draw: np.ndarray  # control shader invocations counted per patch
     points_by_draw: np.ndarray  # evaluation shader invocations
+    point_patch: np.ndarray | None = None  # (n,) each domain point's patch (ascending)
 
 
 def run(
@@ -272,6 +273,7 @@ def run(
         tags=patch_draw[prim_patch],
         patches_by_draw=np.bincount(patch_draw, minlength=ndraws),
         points_by_draw=np.bincount(patch_draw, weights=npoints, minlength=ndraws).astype(np.int64),
+        point_patch=lane_patch,
     )
 
 

@@ -119,13 +119,32 @@ class Binner:
         ctx.stats["triangles"] += ts.count
         if ts.count == 0:
             return
+        if ts.layer is not None:  # (a LAYER output: gallium/draw/layers.py)
+            layer = np.minimum(ts.layer, ctx._current_scene().max_layer)
+            if layer.any():
+                self._emit_layers(ts, draws, draw_of, layer)
+                return
+        self._emit_layer(ts, draws, draw_of, 0)
+
+    def _emit_layers(self, ts: Any, draws: list, draw_of: Any, layer: np.ndarray) -> None:
+        """``emit`` for triangles going to several layers (``layer``: each
+        one's, clamped to the framebuffer's last, as llvmpipe clamps it):
+        layer by layer, each in submission order -- primitives on different
+        layers never touch the same pixels."""
+        for lay in np.unique(layer).tolist():
+            idx = np.flatnonzero(layer == lay)
+            part = ts if idx.size == ts.count else select_triangles(ts, idx)
+            self._emit_layer(part, draws, None if draw_of is None else draw_of[idx], lay)
+
+    def _emit_layer(self, ts: Any, draws: list, draw_of: Any, layer: int) -> None:
+        """Add triangles of ``draws`` going to ``layer`` to the scene."""
         frags = [d.fragment for d in draws]
         f0 = frags[0]
         if any(f.window != (False, ()) for f in frags):
-            self._emit_windowed(ts, frags, draw_of)
+            self._emit_windowed(ts, frags, draw_of, layer)
             return
         if draw_of is None or all(f is f0 for f in frags):
-            self._add(ts, [f0], None, len(draws))
+            self._add(ts, [f0], None, len(draws), layer=layer)
             return
         # each distinct snapshot once, in order of first use
         index: dict[int, int] = {}
@@ -137,9 +156,9 @@ class Binner:
                 k = index[id(f)] = len(uniq)
                 uniq.append(f)
             per_draw.append(k)
-        self._add(ts, uniq, np.array(per_draw, np.int32)[draw_of], len(draws))
+        self._add(ts, uniq, np.array(per_draw, np.int32)[draw_of], len(draws), layer=layer)
 
-    def _emit_windowed(self, ts: Any, frags: list, draw_of: np.ndarray | None) -> None:
+    def _emit_windowed(self, ts: Any, frags: list, draw_of: Any, layer: int = 0) -> None:
         """``emit`` for draws some of which have window rectangles: run by run
         of draws sharing a snapshot, in order, each clipped to its window
         regions (window.py).  A region's triangles never share a command with
@@ -158,19 +177,25 @@ class Binner:
         scene = self.ctx._current_scene()
         for f, part, ndraws in runs:
             if f.window == (False, ()):
-                self._add(part, [f], None, ndraws)
+                self._add(part, [f], None, ndraws, layer=layer)
                 continue
             include, rects = f.window
             pieces = [clip_to(part, r) for r in regions(include, rects, scene.width, scene.height)]
             pieces = [p for p in pieces if p.count]
             for i, piece in enumerate(pieces):
-                self._add(piece, [f], None, ndraws if i == 0 else 1, join=i == 0)
+                self._add(piece, [f], None, ndraws if i == 0 else 1, join=i == 0, layer=layer)
 
     def _add(
-        self, ts: Any, frags: list, tri_frag: np.ndarray | None, ndraws: int, join: bool = True
+        self,
+        ts: Any,
+        frags: list,
+        tri_frag: np.ndarray | None,
+        ndraws: int,
+        join: bool = True,
+        layer: int = 0,
     ) -> None:
         """Add ``ndraws`` draws' triangles, shaded with ``frags[tri_frag[t]]``,
-        to the scene (joining the previous command only when ``join``)."""
+        to the scene's ``layer`` (joining the previous command only when ``join``)."""
         ctx = self.ctx
         scene = ctx._current_scene()
         live = (1 << scene.samples) - 1  # the framebuffer's samples
@@ -201,9 +226,9 @@ class Binner:
             states, tri_frag = _stipple_states(states, frags, ts, tri_frag)
         before = len(scene.commands)
         if tri_frag is None or len(states) == 1:
-            scene.add_draw(states[0], ts, join)
+            scene.add_draw(states[0], ts, join, layer)
         else:
-            scene.add_draws(states, ts, tri_frag)
+            scene.add_draws(states, ts, tri_frag, layer)
         made = len(scene.commands) - before
         ctx.stats["draw_commands"] += made
         ctx.stats["merged_draws"] += ndraws - made

@@ -63,6 +63,7 @@ from ..pipe.enums import (
     RenderCond,
     ResetStatus,
     ShaderType,
+    TextureTarget,
     Transfer,
 )
 from ..pipe.errors import (
@@ -366,6 +367,7 @@ class NumpipeContext:
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
         parts = "program vbufs vconsts gconsts tcconsts teconsts frag ftex viewport region so"
+        parts += " viewports regions"
         self._snap: dict[str, Any] = dict.fromkeys(parts.split())
         self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
@@ -460,7 +462,7 @@ class NumpipeContext:
         old = self._rast.state
         self._rast = cso if cso is not None else self._default_rast
         self._sampling = None
-        self._invalidate("program", "region")
+        self._invalidate("program", "region", "regions")
         if _fragment_fields(old) != _fragment_fields(self._rast.state):
             # (the multisample state: FragmentBase.sample_opts; depth clamp,
             # colour clamp, stipple: FragmentBase.raster)
@@ -910,7 +912,7 @@ class NumpipeContext:
     def _apply_scissor_states(self, start: int, scissors: tuple[ScissorState, ...]) -> None:
         for i, sc in enumerate(scissors):
             self._scissors[start + i] = sc
-        self._invalidate("region")
+        self._invalidate("region", "regions")
 
     def set_viewport_states(self, start: int, viewports: Sequence[ViewportState]) -> None:
         self._check_alive()
@@ -919,9 +921,9 @@ class NumpipeContext:
     def _apply_viewport_states(self, start: int, viewports: tuple[ViewportState, ...]) -> None:
         for i, vp in enumerate(viewports):
             self._viewports[start + i] = vp
-        self._invalidate("viewport")
+        self._invalidate("viewport", "viewports")
         if self._rast.state.point_size_per_vertex:
-            self._invalidate("region")  # (_viewport_scissor)
+            self._invalidate("region", "regions")  # (_viewport_scissor)
         if depth_clip_modes(self._rast.state)[2]:  # (fragments clamp to its depth range)
             self._invalidate("fbase", "frag")
 
@@ -1002,7 +1004,7 @@ class NumpipeContext:
             self._invalidate("program")  # (VertexProgram.multisample)
         zs_format = (None if self._fb.zsbuf is None else self._fb.zsbuf.format,)
         self._fb = new
-        self._invalidate("region", "fbase", "frag")
+        self._invalidate("region", "regions", "fbase", "frag")
         if zs_format != (None if new.zsbuf is None else new.zsbuf.format,):
             self._invalidate("program")  # (the polygon offset's units depend on it)
 
@@ -1064,10 +1066,50 @@ class NumpipeContext:
             samples = _fb_samples(fb)
             if samples > 1:
                 scene.set_samples(samples, *self._sample_targets(samples))
+            scene.max_layer = _fb_max_layer(fb)
+            scene.layer_source = self._layer_targets
             scene.resources |= resources
             scene.seq = self._scene_seq  # type: ignore[attr-defined]
             self._scene = scene
         return self._scene
+
+    def _layer_targets(self, layer: int) -> tuple:
+        """Layer ``layer`` (counted from each surface's first layer) of the
+        bound surfaces as a scene draws into it: (colour targets, depth
+        target, the colour and depth targets of samples 1..), cropped to the
+        framebuffer as layer 0's (Scene.layer_targets: made when a primitive
+        first goes to the layer)."""
+        fb = self._fb
+        h, w = fb.height, fb.width
+        samples = _fb_samples(fb)
+        per_sample: list[tuple[list, Any]] = []
+        for sample in range(samples):
+            row = []
+            for s in fb.cbufs:
+                if s is None:
+                    row.append(None)
+                    continue
+                res = s.texture
+                t = make_color_target(
+                    res, s.level, s.first_layer + layer, res.storage, _desc(s), sample
+                )
+                row.append(_cropped(t, w, h))
+            zs = None
+            if fb.zsbuf is not None:
+                s = fb.zsbuf
+                zs = make_depth_target(
+                    s.texture, s.level, s.first_layer + layer, s.texture.storage, sample
+                )
+                zs.words = zs.words[:h, :w]
+                if zs.stencil is not None:
+                    zs.stencil = zs.stencil[:h, :w]
+            per_sample.append((row, zs))
+        return (
+            per_sample[0][0],
+            per_sample[0][1],
+            [row for row, _ in per_sample[1:]],
+            [zs for _, zs in per_sample[1:]],
+        )
 
     def _sample_targets(self, samples: int) -> tuple[list, list]:
         """The colour and depth targets of samples 1..samples-1 of the bound
@@ -1495,9 +1537,17 @@ class NumpipeContext:
             so = snap["so"]
             if so is None:
                 so = make("so")
+        viewports = regions = None
+        if prog.viewport_out is not None:  # (viewport arrays: gallium/draw/layers.py)
+            viewports = snap["viewports"]
+            if viewports is None:
+                viewports = make("viewports")
+            regions = snap["regions"]
+            if regions is None:
+                regions = make("regions")
         return Draw(
             info, index_data, prog, buffers, consts, gs_consts, viewport, region, frag,
-            self._counting, kind, so, tess_consts,
+            self._counting, kind, so, tess_consts, viewports, regions,
         )  # fmt: skip
 
     def _invalidate(self, *names: str) -> None:
@@ -1587,6 +1637,8 @@ class NumpipeContext:
                 gs_memory=gmem,
                 memory_writes=memory_writes,
                 **poly,
+                layer_out=last.kernel.output_index("LAYER"),
+                viewport_out=last.kernel.output_index("VIEWPORT_INDEX"),
             )
         return prog
 
@@ -1694,23 +1746,45 @@ class NumpipeContext:
         vp = self._viewports[0]
         return (tuple(float(v) for v in vp.scale), tuple(float(v) for v in vp.translate))
 
+    def _part_viewports(self, resources: list, deps: list) -> tuple:
+        """The 16 viewports (a program that writes VIEWPORT_INDEX chooses among them)."""
+        return tuple(
+            (tuple(float(v) for v in vp.scale), tuple(float(v) for v in vp.translate))
+            for vp in self._viewports
+        )
+
     def _part_region(self, resources: list, deps: list) -> tuple:
         """The framebuffer, intersected with the scissor when enabled (inclusive)."""
+        for s in [*self._fb.cbufs, self._fb.zsbuf]:
+            if s is not None:
+                resources.append(s.texture)
+        return self._draw_region(0)
+
+    def _part_regions(self, resources: list, deps: list) -> tuple:
+        """The draw region of each of the 16 viewports (its own scissor)."""
+        for s in [*self._fb.cbufs, self._fb.zsbuf]:
+            if s is not None:
+                resources.append(s.texture)
+        return tuple(self._draw_region(i) for i in range(PIPE_MAX_VIEWPORTS))
+
+    def _draw_region(self, index: int) -> tuple[int, int, int, int]:
+        """Viewport ``index``'s draw region (lp_setup.c draw_regions): the
+        framebuffer, intersected with scissor ``index`` when the scissor test
+        is on, and the first one with viewport 0's rectangle while
+        point_size_per_vertex is set (_viewport_scissor: llvmpipe does it for
+        the first only).  Inclusive bounds; empty when x1 < x0 or y1 < y0."""
         fb = self._fb
         region = (0, 0, fb.width - 1, fb.height - 1)
         if self._rast.state.scissor:
-            sc = self._scissors[0]
+            sc = self._scissors[index]
             region = (
                 max(0, int(sc.minx)),
                 max(0, int(sc.miny)),
                 min(fb.width, int(sc.maxx)) - 1,
                 min(fb.height, int(sc.maxy)) - 1,
             )
-        if self._rast.state.point_size_per_vertex:
+        if index == 0 and self._rast.state.point_size_per_vertex:
             region = _viewport_scissor(self._viewports[0], region)
-        for s in [*self._fb.cbufs, self._fb.zsbuf]:
-            if s is not None:
-                resources.append(s.texture)
         return region
 
     def _part_frag(self, resources: list, deps: list) -> FragmentSnapshot | None:
@@ -2545,6 +2619,18 @@ def _desc(surface: Surface):
     from ..util.format import describe
 
     return describe(surface.format)
+
+
+def _fb_max_layer(fb: FramebufferState) -> int:
+    """The last layer primitives may choose (lp_scene.c fb_max_layer): the
+    fewest layers of the bound surfaces, less one (a buffer surface has one);
+    0 without surfaces (a layer then changes nothing)."""
+    spans = [
+        0 if s.texture.target == TextureTarget.BUFFER else s.last_layer - s.first_layer
+        for s in [*fb.cbufs, fb.zsbuf]
+        if s is not None
+    ]
+    return max(0, min(spans, default=0))
 
 
 def _fb_key(fb: FramebufferState) -> tuple:

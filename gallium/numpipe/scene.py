@@ -202,6 +202,9 @@ class DrawCmd:
     states: list | None = None
     part_states: list | None = None
     tri_state: np.ndarray | None = None
+    # the framebuffer layer the triangles go to (a LAYER output chose it;
+    # Scene.layers holds that layer's targets)
+    layer: int = 0
 
     def join(self) -> None:
         self.tris = concat_triangle_sets(self.parts)
@@ -304,6 +307,14 @@ class Scene:
         self.samples = 1
         self.sample_cbufs: list[list[ColorTarget | None]] = []
         self.sample_zs: list[DepthTarget | None] = []
+        # Layered rendering: cbufs, zsbuf and the sample targets are layer 0's
+        # (each surface's first layer); a draw command on layer L > 0 uses
+        # layers[L] = (cbufs, zsbuf, sample_cbufs, sample_zs), made by
+        # layer_source(L) when a primitive first goes to L (layer_targets).
+        # Primitives choose layers up to max_layer.
+        self.max_layer = 0
+        self.layers: dict[int, tuple] = {}
+        self.layer_source: Any = None
 
     def set_samples(
         self, samples: int, cbufs: list[list[ColorTarget | None]], zs: list[DepthTarget | None]
@@ -322,43 +333,55 @@ class Scene:
     def add_clear(self, cmd: ClearCmd) -> None:
         self.commands.append(cmd)
 
+    def layer_targets(self, layer: int) -> tuple:
+        """Layer ``layer``'s targets (made on first use, on the recording thread)."""
+        got = self.layers.get(layer)
+        if got is None:
+            got = self.layers[layer] = self.layer_source(layer)
+        return got
+
     def add_marker(self, clock) -> MarkerCmd:
         marker = MarkerCmd(self.nbands, clock)
         self.commands.append(marker)
         return marker
 
-    def add_draw(self, state: Any, tris: TriangleSet, join: bool = True) -> bool:
+    def add_draw(self, state: Any, tris: TriangleSet, join: bool = True, layer: int = 0) -> bool:
         """Append a draw; it joins the previous command when nothing comes
-        between them, their triangles carry the same inputs and ``join``
-        allows it (one command for many draws saves the rasterizer
-        per-command work in every band): as one more part shaded with the
-        command's state when no fragment-visible state tells them apart,
-        otherwise as a part with a state of its own (a multi-state command).
-        Returns whether it was joined.  ``state`` decides what "alike" means
-        (``state.shades_like(other)``: workers/fragment.py)."""
+        between them, their triangles carry the same inputs, go to the same
+        ``layer`` and ``join`` allows it (one command for many draws saves
+        the rasterizer per-command work in every band): as one more part
+        shaded with the command's state when no fragment-visible state tells
+        them apart, otherwise as a part with a state of its own (a
+        multi-state command).  Returns whether it was joined.  ``state``
+        decides what "alike" means (``state.shades_like(other)``:
+        workers/fragment.py)."""
         if tris.count == 0:
             return False
+        if layer:
+            self.layer_targets(layer)
         self.triangles += tris.count
-        last = self._joinable(tris) if join else None
+        last = self._joinable(tris, layer) if join else None
         if last is None:
-            self.commands.append(DrawCmd(state, [tris]))
+            self.commands.append(DrawCmd(state, [tris], layer=layer))
             return False
         if last.states is None and (last.state is state or state.shades_like(last.state)):
             last.parts.append(tris)
             return True
         if not MULTISTATE or self.samples > 1:  # (workers/msaa.py: one state a command)
-            self.commands.append(DrawCmd(state, [tris]))
+            self.commands.append(DrawCmd(state, [tris], layer=layer))
             return False
         index = last.state_index(state)
         last.parts.append(tris)
         last.part_states.append(index)
         return True
 
-    def add_draws(self, states: list, tris: TriangleSet, tri_state: np.ndarray) -> bool:
+    def add_draws(
+        self, states: list, tris: TriangleSet, tri_state: np.ndarray, layer: int = 0
+    ) -> bool:
         """Append the triangles of consecutive draws with different states:
         ``states[tri_state[t]]`` shades triangle t (triangles in submission
-        order).  The same as adding each draw's triangles in turn.  Returns
-        whether they joined the previous command."""
+        order), on ``layer``.  The same as adding each draw's triangles in
+        turn.  Returns whether they joined the previous command."""
         if tris.count == 0:
             return False
         if not MULTISTATE or self.samples > 1:  # draw by draw (runs of one state)
@@ -366,13 +389,15 @@ class Scene:
             joined = []
             for a, b in zip([0, *cuts], [*cuts, tris.count]):
                 part = select_triangles(tris, np.arange(a, b))
-                joined.append(self.add_draw(states[int(tri_state[a])], part))
+                joined.append(self.add_draw(states[int(tri_state[a])], part, layer=layer))
             return joined[0]
+        if layer:
+            self.layer_targets(layer)
         self.triangles += tris.count
-        last = self._joinable(tris)
+        last = self._joinable(tris, layer)
         joined = last is not None
         if last is None:
-            last = DrawCmd(states[0], [])
+            last = DrawCmd(states[0], [], layer=layer)
             last.states, last.part_states = [states[0]], []
             self.commands.append(last)
         remap = np.array([last.state_index(s) for s in states], np.int32)
@@ -380,11 +405,12 @@ class Scene:
         last.part_states.append(remap[tri_state])
         return joined
 
-    def _joinable(self, tris: TriangleSet) -> DrawCmd | None:
-        """The last command, when a draw of ``tris`` may join it."""
+    def _joinable(self, tris: TriangleSet, layer: int = 0) -> DrawCmd | None:
+        """The last command, when a draw of ``tris`` on ``layer`` may join it."""
         last = self.commands[-1] if self.commands else None
         if (
             isinstance(last, DrawCmd)
+            and last.layer == layer
             and last.parts
             and last.parts[0].inputs.shape[1:] == tris.inputs.shape[1:]
             and np.array_equal(last.parts[0].perspective, tris.perspective)

@@ -21,6 +21,7 @@ import numpy as np
 from ..pipe.checks import check_fence_timeout
 from ..pipe.enums import (
     PIPE_MAX_COLOR_BUFS,
+    PIPE_MAX_VIEWPORTS,
     PIPE_MAX_WINDOW_RECTANGLES,
     PIPE_TIMEOUT_INFINITE,
     Bind,
@@ -108,7 +109,10 @@ _CAPS: dict[Cap, int] = {
     Cap.QUERY_TIMESTAMP: 1,
     Cap.MIN_MAP_BUFFER_ALIGNMENT: 64,
     Cap.QUERY_PIPELINE_STATISTICS: 1,
-    Cap.MAX_VIEWPORTS: 1,
+    # viewport arrays and layered rendering (gallium/draw/layers.py), as llvmpipe
+    Cap.MAX_VIEWPORTS: PIPE_MAX_VIEWPORTS,
+    Cap.TGSI_VS_LAYER_VIEWPORT: 1,
+    Cap.TGSI_TES_LAYER_VIEWPORT: 1,
     Cap.ENDIANNESS: int(Endian.LITTLE),
     Cap.VENDOR_ID: 0xFFFFFFFF,
     Cap.DEVICE_ID: 0xFFFFFFFF,
@@ -141,7 +145,6 @@ _CAPS: dict[Cap, int] = {
     Cap.MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS: 1024,
     Cap.SHADER_BUFFER_OFFSET_ALIGNMENT: 4,
     Cap.DRAW_PARAMETERS: 1,
-    Cap.TGSI_VS_LAYER_VIEWPORT: 0,
     Cap.PREFER_BLIT_BASED_TEXTURE_TRANSFER: 0,
     Cap.SIGNED_VERTEX_BUFFER_OFFSET: 0,
     Cap.ALLOW_MAPPED_BUFFERS_DURING_EXECUTION: 1,

@@ -36,6 +36,7 @@ reference: $(STAMP)
 	$(BIN)/python tools/make_tex_reference.py
 	$(BIN)/python tools/make_tgsi_corpus.py
 	$(BIN)/python tools/make_blit_reference.py
+	$(BIN)/python tools/make_layer_reference.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -260,3 +260,54 @@ def test_a_layered_multisampled_framebuffer_keeps_layers_and_samples_apart():
         alphas = set(np.unique(first[layer][..., 3]).tolist()) - {0}
         # (the fragment shader's alpha holds the layer written: 3 goes to the last, 2)
         assert alphas and all(min((a - 1) // 16, 2) == layer for a in alphas), (layer, alphas)
+
+
+def test_band_processes_draw_every_layer_as_threads_do(monkeypatch):
+    """A layered scene's bands in band processes (the other layers' targets,
+    every sample's, travel with the scene): the bytes of worker threads."""
+    import gallium
+    from workers import bandproc
+
+    monkeypatch.setattr(bandproc, "MIN_WORK_MS", 0.0)  # (small scenes go too)
+    # (3 layers of 4 samples of 64x48: a shared block, so the scene can go)
+    scene = scenes.scene_by_name("msaa_route")
+    out = []
+    for processes in (True, False):
+        screen = gallium.create_screen(num_threads=2, processes=processes)
+        try:
+            ctx = screen.context_create(threaded=False)
+            units = sum(screen.pool.process_units)
+            try:
+                out.append(render(screen, ctx, scene))
+            finally:
+                ctx.destroy()
+            went = sum(screen.pool.process_units) - units
+            assert (went > 0) == processes, went
+        finally:
+            screen.destroy()
+    assert np.array_equal(out[0][0], out[1][0])
+    want, _ = reference(scene)
+    assert int(np.abs(out[0][0].astype(int) - want.astype(int)).max()) <= 1
+
+
+@pytest.mark.parametrize("include", [True, False], ids=["include", "exclude"])
+def test_window_rectangles_cut_every_layer(include):
+    """Window rectangles apply to the primitives of every layer."""
+    scene = scenes.scene_by_name("gs_route_first")
+    screen = get_screen(2)
+    images = []
+    for window in (False, True):
+        ctx = screen.context_create(threaded=window)
+        try:
+            if window:
+                ctx.set_window_rectangles(include, [pipe.ScissorState(10, 6, 40, 30)])
+            images.append(render(screen, ctx, scene)[0])
+        finally:
+            ctx.destroy()
+    plain, cut = images
+    inside = np.zeros((H, W), bool)
+    inside[6:30, 10:40] = True
+    keep = inside if include else ~inside
+    assert np.array_equal(cut[:, :, keep], plain[:, :, keep])
+    assert not cut[:, :, ~keep].any()
+    assert all(plain[0, layer][keep].any() for layer in range(4))

@@ -160,9 +160,12 @@ def tess_leads(
 
 def triangle_leads(group: list, tris: np.ndarray, tags: np.ndarray) -> np.ndarray:
     """Each vertex-shader triangle's assembled primitive's first vertex: the
-    triangle's first, but a quad's first for both of its triangles (the
-    draw module assembles QUADS and QUAD_STRIP into quads; numpipe's two
-    triangles of a quad are consecutive, see gallium/draw/assemble.py)."""
+    triangle's first, but a quad's first for both of its triangles -- the
+    draw module assembles QUADS and QUAD_STRIP into quads (draw_decompose_tmp.h
+    with PASS_QUADS: (a, b, c, d), and for a strip (q+2, q, q+1, q+3), or
+    (q+3, q+2, q, q+1) with flatshade_first); numpipe's two triangles of a
+    quad are consecutive (gallium/draw/assemble.py: (a, b, d), (b, c, d),
+    or (d, a, b), (d, b, c) with flatshade_first)."""
     lead = tris[:, 0].copy()
     for k, d in enumerate(group):
         mode = d.info.mode
@@ -170,10 +173,8 @@ def triangle_leads(group: list, tris: np.ndarray, tags: np.ndarray) -> np.ndarra
             continue
         sel = np.flatnonzero(tags == k) if len(group) > 1 else np.arange(tris.shape[0])
         pair = sel[np.arange(sel.size) - np.arange(sel.size) % 2]
-        if mode == Prim.QUAD_STRIP and d.program.rast.flatshade_first:
-            lead[sel] = tris[np.minimum(pair + 1, tris.shape[0] - 1), 2]  # (q+3: the second's last)
-        else:
-            lead[sel] = tris[pair, 0]
+        column = 1 if mode == Prim.QUADS and d.program.rast.flatshade_first else 0
+        lead[sel] = tris[pair, column]
     return lead
 
 

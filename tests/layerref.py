@@ -19,6 +19,8 @@ import layer_scenes as scenes  # type: ignore[import-not-found]  # noqa: E402
 W, H = scenes.WIDTH, scenes.HEIGHT
 RGBA8 = pipe.Format.R8G8B8A8_UNORM
 MODES = {m.name: m for m in pipe.Prim}
+MODES_FILL = {"fill": pipe.PolygonMode.FILL, "line": pipe.PolygonMode.LINE}
+MODES_FILL["point"] = pipe.PolygonMode.POINT
 
 
 def tgsi(scene: scenes.LayerScene, k: int) -> dict[str, str]:
@@ -95,6 +97,9 @@ def setup(screen, ctx, scene: scenes.LayerScene) -> dict:
         point_quad_rasterization=True,
         sprite_coord_mode=pipe.SpriteCoord.LOWER_LEFT,
         multisample=scene.samples > 1,
+        depth_clip=not scene.depth_clamp,
+        fill_front=MODES_FILL[scene.polygon_mode],
+        fill_back=MODES_FILL[scene.polygon_mode],
     )
     ctx.bind_rasterizer_state(ctx.create_rasterizer_state(rast))
     bits = pipe.Clear.COLOR0 | (pipe.Clear.COLOR1 if scene.second_layers else 0)

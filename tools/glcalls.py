@@ -67,6 +67,8 @@ COLOR_ATTACHMENT0, DEPTH_ATTACHMENT = 0x8CE0, 0x8D00
 COLOR, DEPTH = 0x1800, 0x1801
 RGBA, DEPTH_COMPONENT, DEPTH_COMPONENT32F = 0x1908, 0x1902, 0x8CAC
 SCISSOR_TEST, NEAREST, COLOR_BUFFER_BIT = 0x0C11, 0x2600, 0x4000
+DEPTH_CLAMP, FRONT_AND_BACK = 0x864F, 0x0408
+POLYGON_MODES = {"point": 0x1B00, "line": 0x1B01, "fill": 0x1B02}
 READ_WRITE, WRITE_ONLY = 0x88BA, 0x88B9
 R32UI, R32F, RGBA8, RGBA32F = 0x8236, 0x822E, 0x8058, 0x8814
 DEPTH_TEST, CULL_FACE = 0x0B71, 0x0B44
@@ -174,6 +176,7 @@ _PROTOS: dict[str, tuple[Any, ...]] = {
     "glBlitFramebuffer": (None, _i, _i, _i, _i, _i, _i, _i, _i, _u, _u),
     "glPointSize": (None, _f),
     "glLineWidth": (None, _f),
+    "glPolygonMode": (None, _u, _u),
 }
 
 

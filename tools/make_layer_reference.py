@@ -87,6 +87,9 @@ def run(name: str, driver: str) -> dict:
         gl.glProvokingVertex(G.FIRST_VERTEX_CONVENTION)
     gl.glPointSize(scene.point_size)
     gl.glLineWidth(scene.line_width)
+    if scene.depth_clamp:
+        gl.glEnable(G.DEPTH_CLAMP)
+    gl.glPolygonMode(G.FRONT_AND_BACK, G.POLYGON_MODES[scene.polygon_mode])
     zero = (ctypes.c_float * 4)(0.0, 0.0, 0.0, 0.0)
     for t in range(scene.targets):
         gl.glClearBufferfv(G.COLOR, t, zero)

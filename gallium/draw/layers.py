@@ -309,13 +309,17 @@ class PrimitiveLayers:
             offset += geo.pos.shape[0] - base
         merged = np.concatenate(id_parts)
         order = np.argsort(merged & _LOW, kind="stable")
-        edges = common.get("vertex_edges")
+        edges = None
+        if flags is not None:  # (the clipper's vertex edge flags: the given ones, else all set)
+            given = common.get("vertex_edges")
+            given = np.ones(base, bool) if given is None else given.astype(bool)
+            edges = np.concatenate([given, *extra[4]])
         return clip.ClippedGeometry(
             *(np.concatenate([a, *more]) for a, more in zip((pos, win, oow, attrs), extra)),
             np.concatenate(tri_parts)[order],
             merged[order],
             None if flags is None else np.concatenate(flag_parts)[order],
-            None if edges is None else np.concatenate([edges, *extra[4]]),
+            edges,
         )
 
     def clip_lines(self, pos, win, oow, attrs, segs, common: dict) -> tuple:

@@ -65,6 +65,7 @@ state and bins the primitives into its scene.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -205,9 +206,11 @@ class Draw:
     so: Any = None  # the so.Binding it writes (stream output), or None
     tess_consts: tuple = ((), ())  # the control and evaluation stages' constant buffers
     # when the program writes VIEWPORT_INDEX: the 16 viewports ((scale,
-    # translate) each) and draw regions (inclusive, as ``region``)
+    # translate) each) and draw regions (inclusive, as ``region``), and with
+    # depth clamping their depth ranges ((lo, hi) each; for the sink)
     viewports: tuple | None = None
     regions: tuple | None = None
+    depth_ranges: tuple | None = None
 
 
 @dataclass(slots=True)
@@ -778,10 +781,15 @@ class DrawPipeline:
             wide = lay.ids
             if src.viewport is not None:  # (a list: a region per point, see setup_points)
                 region = list(lay.regions(wide))
+        rast = prog.rast
+        if prog.viewport_out is not None and rast.point_tri_clip:
+            # (llvmpipe's draw module leaves points unclipped in x and y only
+            # with one viewport: lp_state_derived.c bypass_clip_points)
+            rast = dataclasses.replace(rast, point_tri_clip=False)
         planes, active = prog.planes()
         ts, kept_ids = setup_points(
             win, oow, pos, attrs, interp, pts, wide, size,
-            rast=prog.rast, planes=planes, active=active, sprite=prog.sprite, region=region,
+            rast=rast, planes=planes, active=active, sprite=prog.sprite, region=region,
             multisample=prog.multisample, smooth=prog.point_smooth, per_vertex_size=per_vertex,
         )  # fmt: skip
         if lay is not None:

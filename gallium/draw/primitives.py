@@ -60,6 +60,9 @@ class TriangleSet:
     # framebuffer's layers) and its viewport (clamped: 0..15)
     layer: np.ndarray | None = None  # (M,) int64
     viewport: np.ndarray | None = None  # (M,) int64
+    # (M, 2) float64: the depth clamp range of each triangle's viewport (NaN:
+    # its state's), set by the sink for programs writing VIEWPORT_INDEX
+    depth_range: np.ndarray | None = None
 
 
 def empty_set(k: int) -> TriangleSet:
@@ -104,6 +107,7 @@ def select_triangles(ts: TriangleSet, idx: np.ndarray) -> TriangleSet:
         ts.smooth,
         None if ts.layer is None else ts.layer[idx],
         None if ts.viewport is None else ts.viewport[idx],
+        None if ts.depth_range is None else ts.depth_range[idx],
     )
 
 
@@ -148,6 +152,14 @@ def concat_triangle_sets(parts: list[TriangleSet]) -> TriangleSet:
         parts[0].smooth,
         tagged("layer"),
         tagged("viewport"),
+        None
+        if all(p.depth_range is None for p in parts)
+        else np.concatenate(
+            [
+                np.full((p.count, 2), np.nan) if p.depth_range is None else p.depth_range
+                for p in parts
+            ]
+        ),
     )
 
 

@@ -41,3 +41,15 @@ def viewport_transform(
         if fused:
             return fma32(xyz, s, t), oow
         return ((xyz * s).astype(F32, copy=False) + t).astype(F32, copy=False), oow
+
+
+def depth_range(scale_z: float, translate_z: float, clip_halfz: bool) -> tuple[float, float]:
+    """A viewport's depth range, where fragments clamp with depth clamping
+    on (util_viewport_zmin_zmax in float32, then within [0, 1], where
+    llvmpipe always restricts depth)."""
+    s, t = F32(scale_z), F32(translate_z)
+    near = t if clip_halfz else F32(t - s)
+    far = F32(t + s)
+    lo = float(min(max(min(near, far), 0.0), 1.0))
+    hi = float(min(max(max(near, far), 0.0), 1.0))
+    return lo, hi

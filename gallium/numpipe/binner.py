@@ -140,6 +140,9 @@ class Binner:
         """Add triangles of ``draws`` going to ``layer`` to the scene."""
         frags = [d.fragment for d in draws]
         f0 = frags[0]
+        if ts.viewport is not None and any(d.depth_ranges for d in draws):
+            # (fragments clamp to their primitive's viewport's depth range)
+            ts.depth_range = _depth_ranges(ts, draws, draw_of)
         if any(f.window != (False, ()) for f in frags):
             self._emit_windowed(ts, frags, draw_of, layer)
             return
@@ -224,6 +227,8 @@ class Binner:
             states = [_smooth_state(st, ts) for st in states]
         if ts.stipple is not None and any(f.base.raster[2] is not None for f in frags):
             states, tri_frag = _stipple_states(states, frags, ts, tri_frag)
+        if ts.depth_range is not None:
+            states, tri_frag = _depth_range_states(states, ts, tri_frag)
         before = len(scene.commands)
         if tri_frag is None or len(states) == 1:
             scene.add_draw(states[0], ts, join, layer)
@@ -412,6 +417,52 @@ def _smooth_state(st: Any, ts: Any) -> Any:
         var.stats = {}
         cache[ts.smooth] = var
     return var
+
+
+def _depth_ranges(ts: Any, draws: list, draw_of: Any) -> np.ndarray:
+    """Each triangle's depth clamp range: its draw's range of its viewport
+    ((M, 2); NaN where its draw does not clamp depth)."""
+    table = np.full((len(draws), 16, 2), np.nan)
+    for k, d in enumerate(draws):
+        if d.depth_ranges:
+            table[k] = d.depth_ranges
+    return table[0 if draw_of is None else draw_of, ts.viewport]
+
+
+def _depth_range_states(states: list, ts: Any, tri_frag: Any) -> tuple:
+    """The states of triangles clamping depth to a viewport's range other than
+    their state's (viewport 0's): copies with that range (llvmpipe clamps to
+    the primitive's viewport: lp_state_fs.c lp_build_depth_clamp).  Returns
+    (the states in use, each triangle's state or None for one state)."""
+    tf = np.zeros(ts.count, np.int32) if tri_frag is None else tri_frag
+    ranges = ts.depth_range
+    keyed = ~np.isnan(ranges[:, 0])
+    variants = list(states)
+    out = tf.copy()
+    if keyed.any():
+        rows = np.unique(np.column_stack([tf[keyed], ranges[keyed]]), axis=0)
+        for k, lo, hi in rows.tolist():
+            st = states[int(k)]
+            if (lo, hi) == tuple(st.depth_clamp):
+                continue
+            cache = st.__dict__.setdefault("_variants", {})
+            var = cache.get(("depth", lo, hi))
+            if var is None:  # (made once per state and range)
+                var = object.__new__(type(st))
+                var.__dict__.update(st.__dict__)
+                var.__dict__.pop("_variants", None)
+                var.depth_clamp = (lo, hi)
+                var.stats = {}
+                cache[("depth", lo, hi)] = var
+            mine = keyed & (tf == int(k)) & (ranges[:, 0] == lo) & (ranges[:, 1] == hi)
+            out = np.where(mine, len(variants), out).astype(np.int32)
+            variants.append(var)
+    used = np.unique(out)
+    if used.size == 1:
+        return [variants[int(used[0])]], None
+    index = np.full(len(variants), -1, np.int32)
+    index[used] = np.arange(used.size, dtype=np.int32)
+    return [variants[int(u)] for u in used], index[out]
 
 
 def _stipple_states(states: list, frags: list, ts: Any, tri_frag: Any) -> tuple:

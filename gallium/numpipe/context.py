@@ -48,6 +48,7 @@ from workers.job import SceneJob
 from ..draw.fetch import BoundVertexBuffer
 from ..draw.indirect import indirect_commands
 from ..draw.pipeline import GEOMETRY, Draw, DrawPipeline, VertexProgram, kind_of
+from ..draw.viewport import depth_range
 from ..draw.vs import link as link_outputs
 from ..draw.vs import sprite_slots
 from ..pipe import checks
@@ -367,7 +368,7 @@ class NumpipeContext:
         self._queued_epoch = 0  # the run after which _queued was last filled
         self._queued: set[Any] = set()  # resources the queued draws read or write
         parts = "program vbufs vconsts gconsts tcconsts teconsts frag ftex viewport region so"
-        parts += " viewports regions"
+        parts += " viewports regions dranges"
         self._snap: dict[str, Any] = dict.fromkeys(parts.split())
         self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
@@ -462,7 +463,7 @@ class NumpipeContext:
         old = self._rast.state
         self._rast = cso if cso is not None else self._default_rast
         self._sampling = None
-        self._invalidate("program", "region", "regions")
+        self._invalidate("program", "region", "regions", "dranges")
         if _fragment_fields(old) != _fragment_fields(self._rast.state):
             # (the multisample state: FragmentBase.sample_opts; depth clamp,
             # colour clamp, stipple: FragmentBase.raster)
@@ -921,7 +922,7 @@ class NumpipeContext:
     def _apply_viewport_states(self, start: int, viewports: tuple[ViewportState, ...]) -> None:
         for i, vp in enumerate(viewports):
             self._viewports[start + i] = vp
-        self._invalidate("viewport", "viewports")
+        self._invalidate("viewport", "viewports", "dranges")
         if self._rast.state.point_size_per_vertex:
             self._invalidate("region", "regions")  # (_viewport_scissor)
         if depth_clip_modes(self._rast.state)[2]:  # (fragments clamp to its depth range)
@@ -1537,7 +1538,7 @@ class NumpipeContext:
             so = snap["so"]
             if so is None:
                 so = make("so")
-        viewports = regions = None
+        viewports = regions = dranges = None
         if prog.viewport_out is not None:  # (viewport arrays: gallium/draw/layers.py)
             viewports = snap["viewports"]
             if viewports is None:
@@ -1545,9 +1546,12 @@ class NumpipeContext:
             regions = snap["regions"]
             if regions is None:
                 regions = make("regions")
+            dranges = snap["dranges"]
+            if dranges is None:
+                dranges = make("dranges")
         return Draw(
             info, index_data, prog, buffers, consts, gs_consts, viewport, region, frag,
-            self._counting, kind, so, tess_consts, viewports, regions,
+            self._counting, kind, so, tess_consts, viewports, regions, dranges or None,
         )  # fmt: skip
 
     def _invalidate(self, *names: str) -> None:
@@ -1753,6 +1757,17 @@ class NumpipeContext:
             for vp in self._viewports
         )
 
+    def _part_dranges(self, resources: list, deps: list) -> tuple:
+        """The 16 viewports' depth ranges when depth clamping is on (the
+        fragments of a program that writes VIEWPORT_INDEX clamp to their
+        primitive's: Binner), else () ."""
+        rast = self._rast.state
+        if not depth_clip_modes(rast)[2]:
+            return ()
+        return tuple(
+            depth_range(vp.scale[2], vp.translate[2], rast.clip_halfz) for vp in self._viewports
+        )
+
     def _part_region(self, resources: list, deps: list) -> tuple:
         """The framebuffer, intersected with the scissor when enabled (inclusive)."""
         for s in [*self._fb.cbufs, self._fb.zsbuf]:
@@ -1887,13 +1902,9 @@ class NumpipeContext:
         restricts depth) when depth clamping is on."""
         rast = self._rast.state
         lo, hi = 0.0, 1.0
-        if depth_clip_modes(rast)[2]:  # (util_viewport_zmin_zmax, in float32)
+        if depth_clip_modes(rast)[2]:
             vp = self._viewports[0]
-            s, t = F32(vp.scale[2]), F32(vp.translate[2])
-            near = t if rast.clip_halfz else F32(t - s)
-            far = F32(t + s)
-            lo = float(min(max(min(near, far), 0.0), 1.0))
-            hi = float(min(max(max(near, far), 0.0), 1.0))
+            lo, hi = depth_range(vp.scale[2], vp.translate[2], rast.clip_halfz)
         stipple = self._stipple if rast.poly_stipple_enable else None
         return ((lo, hi), bool(rast.clamp_fragment_color), stipple)
 

@@ -380,6 +380,8 @@ class LayerScene:
     samples: int = 1
     point_size: float = 1.0
     line_width: float = 1.0
+    depth_clamp: bool = False  # GL_DEPTH_CLAMP (depth_clip off)
+    polygon_mode: str = "fill"  # glPolygonMode(GL_FRONT_AND_BACK, ...): fill, line, point
     # the colour target's texture: a 2D array ("array") or a 3D texture ("3d")
     texture: str = "array"
     # a second colour target (FS_TWO): a 2D array of this many layers
@@ -573,6 +575,22 @@ def scenes() -> list[LayerScene]:
             second_layers=3,
         ),
         LayerScene("gs_route_3d", [Draw("route", "TRIANGLES", route_v, route_li)], texture="3d"),
+        # fragments clamp to their viewport's depth range (near and far unclipped)
+        LayerScene(
+            "gs_route_depth_clamp",
+            # (the triangles crossing the near plane go to viewports of narrow ranges)
+            [Draw("route", "TRIANGLES", route_v, route_li + np.array([0, 1], np.int32))],
+            depth=True,
+            depth_clamp=True,
+        ),
+        # the draw module's polygon stages: each triangle's edges as lines, its
+        # vertices as points, in its viewport, scissor and layer
+        LayerScene(
+            "gs_route_polygon_lines",
+            [Draw("route", "TRIANGLES", route_v, route_li)],
+            polygon_mode="line",
+        ),
+        LayerScene("vs_vertex_polygon_points", vertex_draws, polygon_mode="point", point_size=3.0),
     ]
     return out
 

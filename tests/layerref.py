@@ -38,12 +38,13 @@ def tgsi(scene: scenes.LayerScene, k: int) -> dict[str, str]:
 
 def _texture(screen, target, fmt, depth: int, samples: int = 1, bind=pipe.Bind.RENDER_TARGET):
     three = target == pipe.TextureTarget.TEXTURE_3D
+    cube = target in (pipe.TextureTarget.TEXTURE_CUBE, pipe.TextureTarget.TEXTURE_CUBE_ARRAY)
     return screen.resource_create(
         pipe.ResourceTemplate(
             target=target,
             format=fmt,
             width0=W,
-            height0=H,
+            height0=W if cube else H,  # (square faces, larger than the framebuffer)
             depth0=depth if three else 1,
             array_size=1 if three else depth,
             nr_samples=samples,
@@ -58,6 +59,10 @@ def setup(screen, ctx, scene: scenes.LayerScene) -> dict:
     target = pipe.TextureTarget.TEXTURE_2D_ARRAY
     if scene.texture == "3d":
         target = pipe.TextureTarget.TEXTURE_3D
+    elif scene.texture == "cube":  # (numpipe only: the GL scenes draw arrays)
+        target = (
+            pipe.TextureTarget.TEXTURE_CUBE if L == 6 else pipe.TextureTarget.TEXTURE_CUBE_ARRAY
+        )
     colour = _texture(screen, target, RGBA8, L, scene.samples)
     cbufs = [ctx.create_surface(colour, pipe.SurfaceTemplate(format=RGBA8, last_layer=L - 1))]
     res = {"colour": colour}
@@ -151,7 +156,7 @@ def draw(screen, ctx, scene: scenes.LayerScene, k: int, shaders: dict) -> None:
 
 def read(ctx, res, layers: int) -> np.ndarray:
     data, xfer = ctx.transfer_map(res, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, W, H, layers))
-    out = np.array(data)
+    out = np.array(data)[:, :H]
     ctx.transfer_unmap(xfer)
     return out
 

@@ -365,3 +365,23 @@ def test_points_are_clipped_in_x_and_y_with_viewport_arrays(writes_viewport):
         ctx.destroy()
     # (x = 66 +- 4 px: columns 62 and 63 of the 8x8 square are on screen)
     assert drawn == (0 if writes_viewport else 16)
+
+
+@pytest.mark.parametrize("layers", [6, 12], ids=["cube", "cube-array"])
+def test_cube_faces_are_layers(layers):
+    """A cube (array) surface's faces are its layers: a geometry shader
+    routing to them draws what it draws into a 2D array of as many layers."""
+    import dataclasses
+
+    base = scenes.scene_by_name("gs_route_first")
+    images = []
+    for texture in ("array", "cube"):
+        scene = dataclasses.replace(base, layers=layers, texture=texture)
+        screen = get_screen(2)
+        ctx = screen.context_create(threaded=texture == "cube")
+        try:
+            images.append(render(screen, ctx, scene)[0])
+        finally:
+            ctx.destroy()
+    assert np.array_equal(images[0], images[1])
+    assert all(images[0][0, layer].any() for layer in range(4))  # (layers 0..3 drawn)

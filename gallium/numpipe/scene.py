@@ -22,7 +22,11 @@ its band only, so
 
 Everything a worker reads is captured in the scene when the command is
 recorded: render-target arrays, constant-buffer bytes, sampler-view arrays,
-CSO state.  The worker never looks at the context, which has moved on.
+CSO state.  The worker never looks at the context, which has moved on.  A
+layered framebuffer's targets beyond each surface's first layer are made
+when a primitive first goes to that layer (``layer_targets``, on the
+recording thread); a draw command on such a layer names it
+(``DrawCmd.layer``) and a band draws it into that layer's targets.
 
 Layering: the draw module (gallium/draw/) adds set-up primitives, the
 rasterizer (workers/) reads them; a scene imports neither.  The worker pool

@@ -360,6 +360,9 @@ class ThreadedContext:
             # stage does not sleep just because the last batch was long ago).
             self._last_yield = time.perf_counter()
             self._execute(batch.calls)
+            # drop the calls' arguments (CSOs, resources, copied uploads) now:
+            # the batch itself is kept as the last submitted until the next
+            batch.calls = []
             batch.executed = True
             self.stats.executed_batches += 1
             batch.done.signal()

@@ -277,6 +277,12 @@ class Binner:
                 st.hs_invocations += counts.hs_invocations
                 st.ds_invocations += counts.ds_invocations
 
+    def end_scene(self) -> None:
+        """The scene was submitted: drop its templates (they hold its shaders,
+        textures and queries, which must not outlive it here)."""
+        self._templates.clear()
+        self._templates_scene = -1
+
     def _state(self, frag: FragmentSnapshot, scene: Any) -> Any:
         """The FragmentState of ``frag`` for ``scene`` (made once per scene):
         a copy of the state of the first snapshot alike but for constants

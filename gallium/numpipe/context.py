@@ -370,7 +370,6 @@ class NumpipeContext:
         parts = "program vbufs vconsts gconsts tcconsts teconsts frag ftex viewport region so"
         parts += " viewports regions dranges"
         self._snap: dict[str, Any] = dict.fromkeys(parts.split())
-        self._fs_inputs: dict[int, tuple] = {}  # id(fs CSO) -> (CSO, its inputs' layout)
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
         self._programs: dict[tuple, VertexProgram] = {}  # interned
@@ -1874,12 +1873,9 @@ class NumpipeContext:
         if base is None:
             if len(self._frags) >= 256:
                 self._frags.clear()
-            known = self._fs_inputs.get(id(fs))
-            if known is None or known[0] is not fs:
-                known = self._fs_inputs[id(fs)] = (fs, link_outputs({}, fs.kernel, False)[0])
             base = self._frags[key] = FragmentBase(
                 fs=fs,
-                fs_inputs=known[1],
+                fs_inputs=fs.fs_inputs,
                 textures=textures,
                 blend=self._blend,
                 dsa=self._dsa,
@@ -1962,6 +1958,7 @@ class NumpipeContext:
         self._programs.clear()
         self._frags.clear()
         self._frag_snaps.clear()
+        self._binner.end_scene()
         scene = self._scene
         if scene is None or scene.empty:
             self._scene = None

@@ -148,6 +148,15 @@ class ShaderCSO(contract.ShaderCSO):
         return frozenset(self.kernel.input_decls)
 
     @cached_property
+    def fs_inputs(self) -> list[tuple[int, str, int]]:
+        """A fragment shader's inputs as the rasterizer feeds them (``IN``
+        register, kind, attribute slot: gallium.draw.vs.link), worked out once
+        and kept with the CSO, so it lives exactly as long as the shader."""
+        from ..draw.vs import link
+
+        return link({}, self.kernel, False)[0]
+
+    @cached_property
     def gs_input(self) -> str | None:
         if self.stage != ShaderType.GEOMETRY:
             return None

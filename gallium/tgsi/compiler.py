@@ -77,6 +77,8 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -254,8 +256,30 @@ def _io_decls(shader: Shader, file: str) -> dict[int, Declaration]:
 _KILL_OPS = frozenset({"KILL", "KILL_IF", "KIL", "KILP", "DEMOTE"})
 _DERIV_OPS = frozenset({"DDX", "DDY", "DDX_FINE", "DDY_FINE"})
 
+# Equal programs share one kernel: every kernel a shader still holds (found
+# through weak references), and the RECENT_KERNELS compiled or fetched last
+# (held, so a program destroyed and made again is not compiled again).  A
+# program that makes shaders as it goes, never the same twice, holds no more
+# than those: before, every kernel stayed until 512 had piled up (~12 MiB),
+# and then all went, the hot ones too.
+RECENT_KERNELS = 64
 _cache_lock = threading.Lock()
-_cache: dict[Shader, Kernel] = {}
+_live: weakref.WeakValueDictionary[Shader, Kernel] = weakref.WeakValueDictionary()
+_recent: OrderedDict[Shader, Kernel] = OrderedDict()
+
+
+def _remember(shader: Shader, kernel: Kernel) -> None:
+    """Make ``kernel`` the most recent (caller holds the lock)."""
+    _recent[shader] = kernel
+    _recent.move_to_end(shader)
+    while len(_recent) > RECENT_KERNELS:
+        _recent.popitem(last=False)
+
+
+def cache_size() -> tuple[int, int]:
+    """(kernels shared, kernels held as recent): for tests and leak hunts."""
+    with _cache_lock:
+        return len(_live), len(_recent)
 
 
 def compile_shader(shader: Shader | str) -> Kernel:
@@ -268,9 +292,10 @@ def compile_shader(shader: Shader | str) -> Kernel:
     if isinstance(shader, str):
         shader = parse(shader, NUMPIPE)
     with _cache_lock:
-        kernel = _cache.get(shader)
-    if kernel is not None:
-        return kernel
+        kernel = _live.get(shader)
+        if kernel is not None:
+            _remember(shader, kernel)
+            return kernel
     check_limits(shader, NUMPIPE)
     source = _Generator(shader).generate()
     namespace = dict(_RUNTIME)
@@ -282,9 +307,8 @@ def compile_shader(shader: Shader | str) -> Kernel:
     exec(code, namespace)
     kernel = Kernel(shader, source, namespace["kernel"])
     with _cache_lock:
-        if len(_cache) > 512:
-            _cache.clear()
-        kernel = _cache.setdefault(shader, kernel)
+        kernel = _live.setdefault(shader, kernel)  # (another thread's, if it won)
+        _remember(shader, kernel)
     return kernel
 
 

@@ -172,7 +172,10 @@ class _ArenaPool:
     Blocks come back from a finaliser, on whatever thread frees the blob
     and possibly while another thread (or a garbage collection inside
     ``take`` itself) is in here: ``give`` only appends to a deque, and
-    ``take`` collects what came back under its lock."""
+    ``take`` collects what came back under its lock.  A blob that outlives
+    a ``release`` (a pool shut down without waiting for its bands) gives
+    its block back to a later *generation*: then it is dropped, not kept,
+    so no block outlives the pools that would use it."""
 
     KEEP = 4  # blocks at most
     KEEP_BYTES = 64 << 20  # and bytes at most
@@ -181,6 +184,7 @@ class _ArenaPool:
         self._free: list[np.ndarray] = []
         self._returned: deque[np.ndarray] = deque()
         self._lock = threading.Lock()
+        self.generation = 0  # releases so far
 
     def take(self, nbytes: int) -> np.ndarray:
         with self._lock:
@@ -193,8 +197,11 @@ class _ArenaPool:
         # a quarter more than asked, whole 64 KiB: the next frames fit too
         return shared.allocate(-(-(nbytes + nbytes // 4) // 65536) * 65536)
 
-    def give(self, arena: np.ndarray) -> None:
-        self._returned.append(arena)
+    def give(self, arena: np.ndarray, generation: int | None = None) -> None:
+        """Take ``arena`` back for the next scenes, unless it was taken in an
+        earlier ``generation`` than now (then it is freed with its last view)."""
+        if generation is None or generation == self.generation:
+            self._returned.append(arena)
 
     def _collect(self) -> None:
         """The blocks given back join the free ones, the longest kept going
@@ -207,6 +214,7 @@ class _ArenaPool:
     def release(self) -> None:
         """Free the blocks kept (a worker pool with band processes shut down)."""
         with self._lock:
+            self.generation += 1
             self._returned.clear()
             self._free = []
 
@@ -244,8 +252,9 @@ class SceneBlob:
         for n in sizes:
             offsets.append(pos)
             pos += -(-n // 64) * 64
+        generation = _ARENAS.generation
         self.arena = _ARENAS.take(pos)
-        weakref.finalize(self, _ARENAS.give, self.arena)
+        weakref.finalize(self, _ARENAS.give, self.arena, generation)
         for part, off, n in zip(parts, offsets, sizes):
             self.arena[off : off + n] = np.frombuffer(part, np.uint8)
         where = shared.locate(self.arena)

@@ -529,3 +529,42 @@ def test_a_screen_shut_down_frees_the_kept_arenas():
     finally:
         screen.destroy()
     assert bandproc._ARENAS._free == []
+
+
+def test_an_arena_given_back_after_the_release_is_freed():
+    """A scene still alive when its pool is released (a screen destroyed
+    without waiting: its workers finish their bands after) gives its arena
+    back later; before, the arena was kept then -- a shared block and its
+    file descriptor held by no pool, for good (the stress soak: two open
+    files more after its screens were gone)."""
+    pool = bandproc._ArenaPool()
+    generation = pool.generation
+    block = pool.take(1000)
+    pool.release()
+    pool.give(block, generation)
+    pool.take(1)  # (collects what came back)
+    assert pool._free == [] and not pool._returned
+    live = shared.live_blocks()
+    del block
+    gc.collect()
+    assert shared.live_blocks() == live - 1  # its block, unmapped and closed
+
+
+def test_a_scene_outliving_its_screen_leaves_no_arena(monkeypatch):
+    blobs = []
+
+    class Kept(bandproc.SceneBlob):
+        def __init__(self, scene):
+            super().__init__(scene)
+            blobs.append(self)  # alive after the screen is destroyed
+
+    monkeypatch.setattr(bandproc, "SceneBlob", Kept)
+    screen = gallium.create_screen(num_threads=2, processes=True)
+    try:
+        render(screen)
+        assert blobs and sum(screen.pool.process_units) > 0
+    finally:
+        screen.destroy()
+    blobs.clear()
+    gc.collect()
+    assert bandproc._ARENAS._free == [] and not bandproc._ARENAS._returned

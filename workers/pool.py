@@ -214,6 +214,9 @@ class WorkerPool:
         except Exception:  # numexpr is optional for correctness
             pass
         while True:
+            # not the last job while waiting: a finished scene or grid (its
+            # targets, buffers, shared blocks) must not live on in a worker
+            entry = None
             with self._cv:
                 while not self._queue and not self._stopping:
                     self._cv.wait()

@@ -151,3 +151,33 @@ def test_a_cancelled_job_drops_its_other_units_and_completes_once(threads):
         assert sorted(plain.failed) == [3, 8] and plain.completed == 1
     finally:
         pool.shutdown()
+
+
+def test_an_idle_worker_holds_no_finished_job(pool):
+    """Before: each worker kept the last job it ran (the loop's local) while
+    it waited for the next, so a finished scene or grid -- its targets and
+    buffers -- stayed alive until the pool had other work (the stress soak:
+    a round's compute buffers, 3 MiB of shared blocks, after the round)."""
+    import gc
+    import weakref
+
+    refs = []
+    for n in (1, 2, 7):  # units on one worker, on both, several each
+        job = Job(n)
+        pool.submit(job)
+        assert job.done.wait(30) and sorted(job.ran) == list(range(n))
+        refs.append(weakref.ref(job))
+        del job
+    cancelled = Job(50, delay=0.001)
+    pool.submit(cancelled)
+    cancelled.stop = True
+    assert cancelled.done.wait(30)
+    refs.append(weakref.ref(cancelled))
+    del cancelled
+
+    def all_freed():
+        gc.collect()
+        return all(r() is None for r in refs)
+
+    # (a worker lets go of a job once back at its wait, just after completing it)
+    assert _wait_for(all_freed, timeout=5.0)

@@ -319,7 +319,21 @@ class ThreadedContext:
         if b.calls:
             self._batch = Batch()
             self._put_locked(b, force)
+        if self._staging and not force:
+            self._forget_executed_staging()
         return self._last_batch
+
+    def _forget_executed_staging(self) -> None:
+        """Drop the staging records of uploads that ran (application thread,
+        lock held): only pending ones order a map, and a record must not keep
+        its buffer alive -- before, a context that wrote many buffers once
+        each kept every one of them, destroyed or not."""
+        for res, pending in list(self._staging.items()):
+            live = [p for p in pending if not p[0].executed]
+            if not live:
+                del self._staging[res]
+            elif len(live) < len(pending):
+                self._staging[res] = live
 
     def _submit_deferred(self, fence: Fence) -> None:
         """Submit the recorded calls up to deferred ``fence``'s flush (any thread)."""

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.numpipe-installed
 
-.PHONY: demo test lint stress bench reference clean
+.PHONY: demo test lint stress soak bench reference clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
+# the thread-safety suites, then the soak (ten minutes: resident memory must
+# return to its baseline); SOAK_SECONDS=30 for a short one
 stress: $(STAMP)
-	$(BIN)/python -m stress --seconds $${SECONDS_PER_SUITE:-20}
+	$(BIN)/python -m stress --seconds $${SECONDS_PER_SUITE:-20} --soak-seconds $${SOAK_SECONDS:-600}
+
+soak: $(STAMP)
+	$(BIN)/python -m stress --suite soak --seconds $${SOAK_SECONDS:-600}
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q moderngl || echo "moderngl unavailable: numpipe runs alone"

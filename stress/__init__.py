@@ -22,6 +22,7 @@ Suites (see each module's docstring):
 * ``band_processes``     -- heavy scenes through band processes on several contexts, bit-exact
 * ``dense_stores``       -- full-screen pass-through passes into RGBA8/float targets, byte-exact
 * ``pipeline_mix``       -- stream output, tessellation, indirect draws and shader stores
+* ``soak``               -- a mixed load of every kind; resident memory returns to its baseline
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ SUITES = (
     "band_processes",
     "dense_stores",
     "pipeline_mix",
+    "soak",
 )
 
 

@@ -44,6 +44,7 @@ class Report:
     failures: list[str] = field(default_factory=list)
     failure_count: int = 0
     counters: dict[str, Any] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)  # lines printed after the counters
     elapsed_s: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -210,6 +210,13 @@ class Target:
             0, [pipe.ViewportState(scale=(w / 2, h / 2, 0.5), translate=(w / 2, h / 2, 0.5))]
         )
 
+    def destroy(self, screen, ctx) -> None:
+        """Destroy the surfaces (on ``ctx``, their context) and both resources."""
+        ctx.surface_destroy(self.cbuf)
+        ctx.surface_destroy(self.zsbuf)
+        screen.resource_destroy(self.rt)
+        screen.resource_destroy(self.zs)
+
     def read(self, ctx) -> np.ndarray:
         """The colour buffer as a (height, width, 4) uint8 copy (a sync point)."""
         return read_rgba8(ctx, self.rt)

@@ -104,7 +104,7 @@ IMM[1] UINT32 {1, 0, 0, 0}
 """
 
 
-def _frame_data(seed: int) -> dict:
+def frame_data(seed: int) -> dict:
     rng = np.random.default_rng(seed)
 
     def verts(n):
@@ -193,7 +193,7 @@ def _reference(seed: int) -> np.ndarray:
     screen = gallium.create_screen(num_threads=1)
     ctx = screen.context_create(threaded=False)
     try:
-        frame = _Frame(screen, ctx, _frame_data(seed))
+        frame = _Frame(screen, ctx, frame_data(seed))
         frame.record()
         ctx.flush().wait(None)
         return frame.read()
@@ -222,7 +222,7 @@ def run(seconds: float, seed: int) -> Report:
         def loop() -> None:
             ctx = screen.context_create(threaded=i > 0)
             try:
-                frame = _Frame(screen, ctx, _frame_data(seeds[i]))
+                frame = _Frame(screen, ctx, frame_data(seeds[i]))
                 while deadline.running():
                     frame.record()
                     ctx.flush()

@@ -825,12 +825,14 @@ class Churn:
             (PipeTypeError, lambda: ctx.transfer_unmap("xfer")),
             (PipeValueError, lambda: ctx.create_fs_state(pipe.ShaderState(tokens=BAD_TGSI))),
             (PipeValueError, lambda: ctx.create_fs_state(pipe.ShaderState(tokens=HUGE_TEMPS))),
-            (UnsupportedError, lambda: ctx.set_tess_state((1.0,) * 4, (1.0, 1.0))),
             (PipeError, lambda: ctx.draw_vbo(pipe.DrawInfo(mode=TRIS, start=0, count=2**31))),
             (PipeError, lambda: ctx.get_query_result(query, wait=True)),
             (PipeError, lambda: screen.fence_finish(None, ctx.flush(), float("nan"))),
             (PipeError, lambda: screen.resource_create(huge_3d)),
         ]
+        if not screen.get_param(pipe.Cap.DEPTH_BOUNDS_TEST):  # unsupported: refused at once
+            bounds = pipe.DepthStencilAlphaState(depth=pipe.DepthState(bounds_test=True))
+            calls.append((UnsupportedError, lambda: ctx.create_depth_stencil_alpha_state(bounds)))
         try:
             for want, call in calls:
                 try:
@@ -911,7 +913,7 @@ class Soak:
         self._fill_kernel_cache()
         sampler = _memory.RssSampler(child_pids=self.child_pids).start()
         checkpoints: list[_memory.Checkpoint] = []
-        censuses: list[tuple[float, Counter[str]]] = []  # from the baseline on
+        censuses: list[tuple[float, dict[str, int]]] = []  # from the baseline on
         traced = None
         try:
             for r in range(rounds):
@@ -1035,7 +1037,7 @@ class Soak:
         any type that grew at every checkpoint of the last half (failed)."""
         if len(censuses) < 2:
             return
-        grown = censuses[-1][1] - censuses[0][1]
+        grown = Counter(censuses[-1][1]) - Counter(censuses[0][1])
         top = ", ".join(f"{k.rsplit('.', 1)[-1]} +{v}" for k, v in grown.most_common(6))
         self.report.details.append(f"objects grown since the baseline: {top or 'none'}")
         if not self.judge_memory:

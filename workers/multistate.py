@@ -258,17 +258,22 @@ def _resolve(scene, cmd, ids: np.ndarray, y0: int, y1: int) -> None:
     lstate = np.take(fstate, lj)
     groups, group_of = _groups(cmd)
     lgroup = np.take(group_of, lstate)
-    for r in range(int(rank.max()) + 1):
-        in_round = rank == r
-        for g in np.unique(lgroup[in_round]).tolist():
-            pick = in_round & (lgroup == g)
-            sel = frag[pick]
-            members = groups[g]
-            st = states[members[0]]
-            shader = st if len(members) == 1 else _lane_state(states, members, lstate[pick])
-            sgeom = _PixelGeom(np.take(px, sel), np.take(py, sel), np.take(tri, sel))
-            outputs, _, _ = _shade(shader, ts, sgeom, sel.size, None, None, np.take(z, sel))
-            _colour_writes(scene, st, (sgeom.py, sgeom.px), False, None, outputs)
+    # the live fragments by (round, group), each run in pixel order: round by
+    # round, group by group, one kernel call and one write per run
+    rg = rank * len(groups)
+    rg += lgroup
+    by_run = radix_order(rg)
+    rg = np.take(rg, by_run)
+    cuts = (np.flatnonzero(rg[1:] != rg[:-1]) + 1).tolist()
+    for a, b in zip([0, *cuts], [*cuts, rg.size]):
+        pick = by_run[a:b]
+        sel = np.take(frag, pick)
+        members = groups[int(rg[a]) % len(groups)]
+        st = states[members[0]]
+        shader = st if len(members) == 1 else _lane_state(states, members, np.take(lstate, pick))
+        sgeom = _PixelGeom(np.take(px, sel), np.take(py, sel), np.take(tri, sel))
+        outputs, _, _ = _shade(shader, ts, sgeom, sel.size, None, None, np.take(z, sel))
+        _colour_writes(scene, st, (sgeom.py, sgeom.px), False, None, outputs)
 
 
 def _groups(cmd) -> tuple[list[list[int]], np.ndarray]:

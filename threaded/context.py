@@ -447,38 +447,46 @@ class ThreadedContext:
         _tracking(res).last_use[self.id] = self._flush_count
 
     def _use_bindings(self, kind: str) -> None:
-        """Mark the bound resources a draw, clear or grid uses (access.CALLS)."""
-        use = self._use
+        """Mark the bound resources a draw, clear or grid uses (access.CALLS).
+
+        (Called for every draw: empty binding tables are skipped and the
+        stamp written inline, as ``_use`` writes it.)
+        """
+        me, stamp = self.id, self._flush_count
         if kind == "draw" or kind == "compute":
             if kind == "draw":
                 for res in self._vbufs.values():
-                    use(res)
+                    (res.tc or _tracking(res)).last_use[me] = stamp
                 for t in self._so_targets:
                     if t is not None:  # the draws may write the whole range
-                        use(t.buffer)
+                        self._use(t.buffer)
                         t.buffer.mark_valid(t.buffer_offset, t.buffer_offset + t.buffer_size)
             for res in self._cbufs.values():
-                use(res)
+                (res.tc or _tracking(res)).last_use[me] = stamp
             for res in self._views.values():
-                use(res)
-            for res, start, end in self._ssbos.values():
-                use(res)  # the program may write anywhere in the range
-                res.mark_valid(start, end)
-            for res, start, end in [*self._image_views.values(), *self._resident.values()]:
-                use(res)
-                if end is not None:
+                (res.tc or _tracking(res)).last_use[me] = stamp
+            if self._ssbos:
+                for res, start, end in self._ssbos.values():
+                    self._use(res)  # the program may write anywhere in the range
                     res.mark_valid(start, end)
+            if self._image_views or self._resident:
+                for res, start, end in [*self._image_views.values(), *self._resident.values()]:
+                    self._use(res)
+                    if end is not None:
+                        res.mark_valid(start, end)
             if kind == "compute":
                 for res in self._globals.values():  # (a grid may write anywhere in them)
-                    use(res)
+                    self._use(res)
                     res.mark_valid(0, res.width0)
         if kind == "draw" or kind == "clear":
             fb = self._bound["fb"]
             for s in fb.cbufs:
                 if s is not None:
-                    use(s.texture)
+                    res = s.texture
+                    (res.tc or _tracking(res)).last_use[me] = stamp
             if fb.zsbuf is not None:
-                use(fb.zsbuf.texture)
+                res = fb.zsbuf.texture
+                (res.tc or _tracking(res)).last_use[me] = stamp
 
     def _busy_fences(self, res: Resource) -> list[Fence] | None:
         """The fences to wait for before ``res`` is idle; None: recorded work of

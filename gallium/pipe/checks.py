@@ -233,7 +233,9 @@ def user_bytes(obj: Any, arg: str) -> np.ndarray:
     if obj is None:
         raise bad_value(arg, "must not be None")
     if isinstance(obj, np.ndarray):
-        return np.ascontiguousarray(obj).reshape(-1).view(np.uint8)
+        if not obj.flags.c_contiguous:
+            obj = np.ascontiguousarray(obj)
+        return obj.reshape(-1).view(np.uint8)
     try:
         mv = memoryview(obj)
     except TypeError:
@@ -1028,8 +1030,12 @@ def check_constant_buffer(shader: Any, index: Any, cb: Any) -> tuple:
     ``(None, bytes)`` for user data (a view of the caller's data: the threaded
     context copies it).
     """
-    stage = _enum("shader", ShaderType, check_int("shader", shader))
-    index = check_int("index", index)
+    if type(shader) is ShaderType:  # (the common case: no conversions)
+        stage = shader
+    else:
+        stage = _enum("shader", ShaderType, check_int("shader", shader))
+    if type(index) is not int:
+        index = check_int("index", index)
     if not 0 <= index < PIPE_MAX_CONSTANT_BUFFERS:
         raise bad_value("index", f"must be in 0..{PIPE_MAX_CONSTANT_BUFFERS - 1}", index)
     if cb is None:

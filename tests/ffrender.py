@@ -127,8 +127,22 @@ def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
         ctx.draw_vbo(pipe.DrawInfo(mode=MODES[scene.mode], start=first, count=count))
     ctx.flush().wait(None)
     data, xfer = ctx.transfer_map(rt, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, w, h, 1))
-    color = np.array(data[0])
+    color_raw = np.array(data[0])
     ctx.transfer_unmap(xfer)
+    depth_raw = None
+    if zs is not None:
+        data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, w, h, 1))
+        depth_raw = np.array(data[0])
+        ctx.transfer_unmap(xfer)
+    return decode(scene, color_raw, depth_raw)
+
+
+def decode(
+    scene: FFScene, color: np.ndarray, raw: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The colour buffer's bytes (H, W, bytes per pixel) as GL reads them
+    back, and the depth buffer's as depth words (None without one)."""
+    h, w = color.shape[:2]
     if scene.color_format == "rgba32f":
         color = color.view(np.float32).reshape(h, w, 4)
     elif scene.color_format in ("rgba8ui", "rgba8i"):  # as GL reads them: 32-bit channels
@@ -139,10 +153,7 @@ def render(screen, ctx, scene: FFScene) -> tuple[np.ndarray, np.ndarray | None]:
         color = np.zeros((h, w, 4), np.uint32)
         color[..., 0], color[..., 3] = r, 1
     depth = None
-    if zs is not None:
-        data, xfer = ctx.transfer_map(zs, 0, pipe.Transfer.READ, pipe.Box(0, 0, 0, w, h, 1))
-        raw = np.array(data[0])
-        ctx.transfer_unmap(xfer)
+    if raw is not None:
         if scene.depth == "z16":
             depth = raw.view(np.uint16)[..., 0]
         elif scene.depth == "z24s8":

@@ -16,13 +16,21 @@ from .context import TraceContext
 from .format import TraceFormatError
 from .reader import Call, Frame, TraceReader
 from .recorder import record, record_from_environment
-from .replay import FrameImage, Replayer, TraceReplayError, parse_frames, replay
+from .replay import (
+    FrameImage,
+    HandleMismatchError,
+    Replayer,
+    TraceReplayError,
+    parse_frames,
+    replay,
+)
 from .screen import TraceScreen
 
 __all__ = [
     "Call",
     "Frame",
     "FrameImage",
+    "HandleMismatchError",
     "Replayer",
     "TraceContext",
     "TraceFormatError",

@@ -14,6 +14,11 @@ Kinds:
 * ``exec``    -- does work; replayed as recorded.
 * ``flush``, ``map``, ``unmap``, ``flush_region``, ``fence`` -- replayed
   with their own rules (see replay.py).
+* ``handle``  -- ``create_texture_handle`` / ``create_image_handle``: returns
+  a bindless handle, a number the application writes where shaders read
+  it; recorded with that number, which the replay must reproduce (replay.py).
+* ``handle_delete``, ``resident`` -- argument 0 is a handle the context made;
+  ``resident`` calls set its residency (the last one is bound state).
 * ``info``    -- asks something (caps, query results); recorded with its
   answer, not replayed.
 * ``opaque``  -- takes a Python callable; recorded, cannot be replayed.
@@ -41,6 +46,7 @@ CREATE, DESTROY, STATE, EXEC, FLUSH, MAP, UNMAP, FLUSH_REGION, FENCE, INFO, OPAQ
     "opaque",
     "end",
 )
+HANDLE, HANDLE_DELETE, RESIDENT = "handle", "handle_delete", "resident"
 PSEUDO = "pseudo"
 
 _CSO = ("blend", "depth_stencil_alpha", "rasterizer", "sampler", "vs", "fs", "gs", "tcs", "tes")
@@ -79,6 +85,12 @@ CONTEXT_METHODS: dict[str, str] = {
     "set_sampler_views": STATE,
     "render_condition": STATE,
     "set_active_query_state": STATE,
+    "create_texture_handle": HANDLE,
+    "create_image_handle": HANDLE,
+    "delete_texture_handle": HANDLE_DELETE,
+    "delete_image_handle": HANDLE_DELETE,
+    "make_texture_handle_resident": RESIDENT,
+    "make_image_handle_resident": RESIDENT,
     "draw_vbo": EXEC,
     "clear": EXEC,
     "clear_render_target": EXEC,

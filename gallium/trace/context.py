@@ -69,6 +69,8 @@ class TraceContext:
         # open persistent mappings for writing: [transfer, data, bytes last recorded,
         # the resource's info, whether the mapping covers the whole resource]
         self._persistent: list[list] = []
+        # bindless handles this context made: handle -> (ResInfo or None, image?)
+        self._handles: dict[int, tuple[ResInfo | None, bool]] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -666,6 +668,62 @@ class TraceContext:
         return self._create(
             "create_vertex_elements_state", cso, (self._snap.value(list(elements)),)
         )
+
+    # ------------------------------------------------------------------ bindless handles
+
+    # A handle is a number the application writes into buffers that shaders read: it is
+    # recorded as the call's result, and the replay checks that it makes the same one
+    # (replay.py).  A resident handle's resource is used by every draw and grid, as a
+    # bound view or image is: it joins the bound resources touched by draws and grids
+    # (its contents named at its first use in a segment) until it stops being resident.
+
+    def create_texture_handle(self, view, state):
+        vinfo = self._tr.objs.get(id(view))
+        handle = self._pipe.create_texture_handle(view, state)
+        self._handles[handle] = (vinfo.res if vinfo is not None else None, False)
+        self._record("create_texture_handle", (view, self._snap.value(state)), handle)
+        return handle
+
+    def create_image_handle(self, image):
+        res = getattr(image, "resource", None)
+        info = self._res(res) if res is not None else None  # (adopted before the record)
+        handle = self._pipe.create_image_handle(image)
+        self._handles[handle] = (info, True)
+        self._record("create_image_handle", (self._snap.value(image),), handle)
+        return handle
+
+    def _resident(self, handle: int, resident: bool) -> None:
+        info, image = self._handles.get(handle, (None, False))
+        for compute in (False, True):
+            key = ("handle", handle, compute)
+            if resident and info is not None:
+                self._bound[key] = (info, image, compute)  # an image handle's may be written
+            else:
+                self._bound.pop(key, None)
+        if resident:
+            self._draw_seg = self._grid_seg = -1
+
+    def delete_texture_handle(self, handle):
+        self._pipe.delete_texture_handle(handle)
+        self._resident(handle, False)
+        self._handles.pop(handle, None)
+        self._record("delete_texture_handle", (handle,))
+
+    def delete_image_handle(self, handle):
+        self._pipe.delete_image_handle(handle)
+        self._resident(handle, False)
+        self._handles.pop(handle, None)
+        self._record("delete_image_handle", (handle,))
+
+    def make_texture_handle_resident(self, handle, resident):
+        self._pipe.make_texture_handle_resident(handle, resident)
+        self._resident(handle, bool(resident))
+        self._record("make_texture_handle_resident", (handle, resident))
+
+    def make_image_handle_resident(self, handle, access, resident):
+        self._pipe.make_image_handle_resident(handle, access, resident)
+        self._resident(handle, bool(resident))
+        self._record("make_image_handle_resident", (handle, access, resident))
 
     def destroy(self):
         self._tr.drain()

@@ -92,18 +92,24 @@ def dump(reader: TraceReader, frame: int | None = None, full: bool = False) -> I
 
 
 def _snapshot(reader: TraceReader, segment: int, full: bool) -> Iterator[str]:
-    objects, states, maps = reader.snapshot(segment)
+    objects, states, maps, handles = reader.snapshot(segment)
     yield f"# state at the start of segment {segment}: {len(objects)} live objects"
     for tid, creator, definition, zombie in objects:
         name, args, kw = reader.definition(definition)
         text = f"#   #{tid} = #{creator}.{name}({_args(args, kw, full)})"
-        yield text + ("  (destroyed, still bound)" if zombie else "")
+        yield text + ("  (destroyed, still used)" if zombie else "")
     methods = reader.tables.methods
     for ctx, entries in states:
         for op, args, kw in entries:
             yield f"#   #{ctx}.{methods[op]}({_args(args, kw, full)})"
     for xtid, ctx, args in maps:
         yield f"#   #{xtid} = #{ctx}.transfer_map({_args(args, None, full)})  (still mapped)"
+    for h in handles:
+        yield f"#   context #{h.context} has made {h.made} bindless handle(s); live:"
+        for value, n, (op, args, kw) in h.live:
+            yield f"#     {value:#x} = #{h.context}.{methods[op]}({_args(args, kw, full)})  (#{n})"
+        for _, (op, args, kw) in h.resident:
+            yield f"#     #{h.context}.{methods[op]}({_args(args, kw, full)})"
 
 
 def format_call(reader: TraceReader, call: Any, full: bool = False) -> str:

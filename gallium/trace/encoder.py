@@ -16,10 +16,19 @@ queries.  What the records hold:
               broken?, context id, framebuffer state entry or None,
               startable?, reasons, calls so far)``.
 ``SNAPSHOT``  the start of the next one: ``(segment, objects, states,
-              mappings)``; objects are ``(id, creator id, definition,
-              destroyed?)`` in creation order, states ``(context id, [(op,
+              mappings, handles)``; objects are ``(id, creator id,
+              definition, destroyed?)`` in creation order (with the
+              destroyed objects that a bound one, a live handle or another
+              such object's definition names), states ``(context id, [(op,
               args, kwargs)...])``, mappings ``(transfer id, context id,
-              transfer_map args)``.
+              transfer_map args)``, handles ``(context id, handles made,
+              [(handle, n, create entry)...], [(handle, residency
+              entry)...])`` for each context that made bindless handles: how
+              many ``create_*_handle`` calls it made so far, its live handles
+              (the n-th made, 1-based, and the create call as an ``(op, args,
+              kwargs)`` entry) and, in the order they became resident, the last
+              ``make_*_handle_resident`` call of each resident one (format
+              version 2).
 ``END``       ``(segments, calls, frames marked with END_OF_FRAME?)``.
 """
 
@@ -63,10 +72,22 @@ def _op_bytes(op: int) -> bytes:
 
 
 class _Entry:
-    __slots__ = ("creator", "definition", "name")
+    __slots__ = ("creator", "definition", "name", "refs")
 
-    def __init__(self, creator: int, definition: bytes, name: str) -> None:
+    def __init__(self, creator: int, definition: bytes, name: str, refs: frozenset) -> None:
         self.creator, self.definition, self.name = creator, definition, name
+        self.refs = refs  # the objects its definition names
+
+
+class _Handles:
+    """A context's bindless handles: how many it made, the live ones, the resident ones."""
+
+    __slots__ = ("live", "made", "resident")
+
+    def __init__(self) -> None:
+        self.made = 0
+        self.live: dict[int, tuple[int, bytes, frozenset]] = {}  # handle -> (n, entry, refs)
+        self.resident: dict[int, bytes] = {}  # handle -> its residency entry, in order
 
 
 class TraceEncoder:
@@ -81,11 +102,12 @@ class TraceEncoder:
         self.active: dict[int, int] = {}  # query id -> context id
         self.cond: dict[int, bool] = {}  # context id -> render condition set
         self.so: dict[int, bool] = {}  # context id -> stream output targets bound
+        self.handles: dict[int, _Handles] = {}  # context id -> its bindless handles
         self.segment = 0
         self.ncalls = 0
-        self._seen: list[int] = []
-        self._enc = Encoder(self._ref, self._blob)  # writes straight into the chunk
-        self._aside = Encoder(self._ref, self._blob)  # definitions and state entries
+        self._seen: list[int] = []  # the objects the value being encoded refers to
+        self._enc = Encoder(self._ref, self._blob, self._seen)  # writes into the chunk
+        self._aside = Encoder(self._ref, self._blob, self._seen)  # definitions, state entries
         self._chunk = bytearray()
         self._chunk_first = 0
         self.writer.put(fmt.HEADER, fmt.encode_value(header_value()))
@@ -109,7 +131,7 @@ class TraceEncoder:
     def _encode(self, v: Any) -> tuple[bytes, frozenset]:
         """Encode one value; also the ids of the objects it refers to."""
         enc = self._aside
-        self._seen = []
+        self._seen.clear()
         try:
             enc.value(v)
         except (TypeError, ValueError, OverflowError) as exc:
@@ -191,13 +213,14 @@ class TraceEncoder:
             self.maps.pop(tid, None)
             self.active.pop(tid, None)
             self.states.pop(tid, None)
+            self.handles.pop(tid, None)
             args = (Ref(tid),)
         elif kind == calls.CREATE or name == calls.SCREEN_CREATE:
             tid = self._tid(result)
-            definition, _ = self._encode((name, args, kw))
+            definition, refs = self._encode((name, args, kw))
             digest = self._blob(definition)
             if tid is not None:
-                self.table[tid] = _Entry(target, digest, name)
+                self.table[tid] = _Entry(target, digest, name, refs)
                 if name == "context_create":
                     self.states[tid] = {}
             args, kw, rec_result = (BlobRef(digest),), None, Ref(tid or 0)
@@ -208,6 +231,7 @@ class TraceEncoder:
                 self.zombies[tid] = entry
             if kind == calls.END:
                 self.states.pop(target, None)
+                self.handles.pop(target, None)
                 # what the context made dies with it (unless still bound elsewhere: a zombie)
                 for t in [t for t, e in self.table.items() if e.creator == target]:
                     self.zombies[t] = self.table.pop(t)
@@ -217,6 +241,8 @@ class TraceEncoder:
             if self._state(target, name, args, kw):
                 self._emit(op, target, args, kw, result, (target, (name,)))
                 return
+        elif kind in (calls.HANDLE, calls.HANDLE_DELETE, calls.RESIDENT):
+            self._handle(op, target, kind, args, kw, result)
         elif kind == calls.MAP:
             xtid = self._tid(result)
             if xtid is not None:
@@ -257,7 +283,7 @@ class TraceEncoder:
             chunk += _CALL_HEAD
             enc.value(op)
             enc.value(target)
-            self._seen = []
+            self._seen.clear()
             a = len(chunk)
             enc.value(args)
             enc.value(kw)
@@ -279,6 +305,31 @@ class TraceEncoder:
             body = fmt.encode_value(self._chunk_first) + self._chunk
             self.writer.put(fmt.CALLS, body)
             self._chunk = bytearray()
+
+    # -- bindless handles --------------------------------------------------------------------
+
+    def _handle(self, op: int, ctx: int, kind: str, args: tuple, kw: Any, result: Any) -> None:
+        """Keep a context's handles for the snapshots.  Only calls that succeeded are
+        recorded (they are forwarded first), so a handle named here is one it made."""
+        if kind == calls.HANDLE:
+            if type(result) is not int:
+                return
+            h = self.handles.setdefault(ctx, _Handles())
+            h.made += 1
+            entry, refs = self._encode((op, args, kw))
+            h.live[result] = (h.made, entry, refs)
+            return
+        h = self.handles.get(ctx)
+        handle = args[0] if args else None
+        if h is None or handle not in h.live:
+            return
+        if kind == calls.HANDLE_DELETE:
+            del h.live[handle]
+            h.resident.pop(handle, None)
+        elif args[-1]:  # (handle, [access,] resident): made resident (in place if it was)
+            h.resident[handle] = self._encode((op, args, kw))[0]
+        else:
+            h.resident.pop(handle, None)
 
     # -- bound state -----------------------------------------------------------------------
 
@@ -328,6 +379,11 @@ class TraceEncoder:
                 referenced |= tids
         for _, _, tids in self.maps.values():
             referenced |= tids
+        for h in self.handles.values():
+            for _, _, tids in h.live.values():
+                referenced |= tids
+        for e in self.table.values():
+            referenced |= e.refs
         for qtid, qctx in self.active.items():
             reasons.append(f"query #{qtid} is active on context #{qctx}")
         for c, on in self.cond.items():
@@ -349,6 +405,8 @@ class TraceEncoder:
                 creator = zombies[tid].creator
                 if creator not in live and creator not in zombies:
                     needed.append(creator)  # made by a destroyed context: make that too
+                # and what its definition names (a destroyed view's destroyed resource)
+                needed.extend(t for t in zombies[tid].refs if t not in live and t not in zombies)
             else:
                 reasons.append(f"bound object #{tid} no longer exists")
         self.zombies = zombies
@@ -372,7 +430,16 @@ class TraceEncoder:
             (Ref(c), [Raw(encoded) for encoded, _ in st.values()]) for c, st in self.states.items()
         ]
         maps = [(Ref(x), Ref(c), Raw(a)) for x, (c, a, _) in self.maps.items()]
-        snapshot = (self.segment + 1, objects, states, maps)
+        handles = [
+            (
+                Ref(c),
+                h.made,
+                [(v, n, Raw(entry)) for v, (n, entry, _) in h.live.items()],
+                [(v, Raw(entry)) for v, entry in h.resident.items()],
+            )
+            for c, h in self.handles.items()
+        ]
+        snapshot = (self.segment + 1, objects, states, maps, handles)
         self.writer.put(fmt.SNAPSHOT, fmt.encode_value(snapshot))
         self.segment += 1
 

@@ -27,6 +27,12 @@ Payloads:
   data being encoded values (see :mod:`gallium.trace.encoder` for what each
   holds).
 
+Versions.  ``VERSION`` changes whenever what a record holds, or what a
+recording leaves out, changes; a reader reads its own version only and names
+both in its error (a trace is re-recorded, not converted).  Version 1 passed
+the bindless handle calls through unrecorded (a replay of a program using
+them was wrong); version 2 records them and adds the handles to SNAPSHOT.
+
 Values are encoded with one tag byte each (``T_*`` below); integers as
 zig-zag varints, floats as IEEE doubles, containers with their item count
 first.  Decoding never builds anything but plain data, the pipe state
@@ -51,7 +57,7 @@ from ..pipe import enums as _enums
 from ..pipe import state as _state
 
 MAGIC = b"\x89NPTRACE"
-VERSION = 1
+VERSION = 2
 
 HEADER, BLOB, CALLS, BOUNDARY, SNAPSHOT, END = 1, 2, 3, 4, 5, 6
 RECORD_NAMES = {
@@ -354,12 +360,15 @@ class Encoder:
     ``ref`` maps a live object to its trace id (``None``: not a traced object);
     ``blob`` stores a bytes-like object and returns its digest.  Both are
     provided by the caller, which owns the object table and the blob store.
+    ``seen``: a list that the ids of already snapshotted references
+    (``(REF_MARK, id)``) are appended to (``ref`` notes the others itself).
     """
 
-    def __init__(self, ref, blob) -> None:
+    def __init__(self, ref, blob, seen: list | None = None) -> None:
         self.out = bytearray()
         self._ref = ref
         self._blob = blob
+        self._seen = seen
 
     def take(self) -> bytearray:
         out, self.out = self.out, bytearray()
@@ -384,6 +393,8 @@ class Encoder:
             elif mark is REF_MARK:
                 out.append(T_REF)
                 _varint(out, v[1])
+                if self._seen is not None:
+                    self._seen.append(v[1])
             elif mark is LIST_MARK:
                 out.append(T_LIST)
                 self._items(v[1])

@@ -28,6 +28,7 @@ from .format import Ref, TraceFormatError
 MAX_META = 64 << 20  # stored bytes of a HEADER, BOUNDARY or END record
 MAX_CHUNK = 64 << 20  # decompressed bytes of a CALLS or SNAPSHOT record (the writer: 16 MiB)
 BLOB_CACHE = 256 << 20
+MIN_CALL_BYTES = 10  # the smallest encoded call: (op, target, (), None, None)
 _PIECE = 1 << 20
 
 
@@ -66,6 +67,7 @@ class Segment:
     chunks: list[int] = field(default_factory=list)  # offsets of its CALLS records
     end: Boundary | None = None
     start_offset: int = -1  # the SNAPSHOT that starts it (-1: segment 0)
+    call_bytes_before: int = 0  # decoded bytes of the calls before it, as their records state
     startable: bool = True
     reasons: list[str] = field(default_factory=list)
 
@@ -139,6 +141,7 @@ class TraceReader:
         offset = len(fmt.MAGIC)
         ended = False
         expect_snapshot: Boundary | None = None
+        call_bytes = 0
         while True:
             head = f.read(fmt.RECORD_HEADER_SIZE)
             if not head:
@@ -176,6 +179,7 @@ class TraceReader:
                 self.raw_blob_bytes += raw_size
             elif rtype == fmt.CALLS:
                 self.segments[-1].chunks.append(offset)
+                call_bytes += min(int.from_bytes(first[:4], "little"), MAX_CHUNK)
             elif rtype == fmt.BOUNDARY:
                 b = self._boundary(payload, flags, offset)
                 self.segments[-1].end = b
@@ -185,6 +189,7 @@ class TraceReader:
                     raise TraceFormatError("SNAPSHOT record without its BOUNDARY", offset)
                 expect_snapshot.snapshot_offset = offset
                 seg = Segment(len(self.segments), start_offset=offset)
+                seg.call_bytes_before = call_bytes
                 seg.startable = expect_snapshot.next_startable
                 seg.reasons = list(expect_snapshot.reasons)
                 self.segments.append(seg)
@@ -388,25 +393,30 @@ class TraceReader:
         for seg in self.segments:
             yield from self.calls(seg.index)
 
-    def snapshot(self, segment: int) -> tuple[list, list, list]:
-        """``(objects, states, mappings)`` at the start of ``segment`` (> 0)."""
+    def snapshot(self, segment: int) -> tuple[list, list, list, list[HandleState]]:
+        """``(objects, states, mappings, handles)`` at the start of ``segment`` (> 0)."""
         seg = self.segments[segment]
         offset = seg.start_offset
         raw, _ = self._body(offset, fmt.SNAPSHOT)
         v = fmt.decode_value(raw, self.tables, offset)
-        if not (isinstance(v, tuple) and len(v) == 4 and v[0] == segment):
+        if not (isinstance(v, tuple) and len(v) == 5 and v[0] == segment):
             raise TraceFormatError("SNAPSHOT record has an unexpected shape", offset)
-        _, objects, states, maps = v
+        _, objects, states, maps, handles = v
         try:
             objs = [(o[0].tid, o[1].tid, o[2], bool(o[3])) for o in objects]
-            sts = [
-                (c.tid, [(e[0], e[1], _kwargs(e[2], offset)) for e in entries])
-                for c, entries in states
-            ]
+            sts = [(c.tid, [_entry(e, offset) for e in entries]) for c, entries in states]
             mps = [(x.tid, c.tid, a) for x, c, a in maps]
+            # at most as many handles made as calls recorded before this segment (as the
+            # boundary counts them, and as the records before it can hold)
+            calls_before = min(
+                self.segments[segment - 1].end.calls, seg.call_bytes_before // MIN_CALL_BYTES
+            )
+            hds = [_handles(h, calls_before, offset) for h in handles]
+        except TraceFormatError:
+            raise
         except (TypeError, ValueError, AttributeError, IndexError):
             raise TraceFormatError("SNAPSHOT record has an unexpected shape", offset) from None
-        return objs, sts, mps
+        return objs, sts, mps, hds
 
     def definition(self, blob: Any) -> tuple[str, tuple, dict | None]:
         """The ``(method, args, kwargs)`` an object was created with."""
@@ -435,6 +445,48 @@ class TraceReader:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class HandleState(NamedTuple):
+    """A context's bindless handles at a segment start (encoder.py's SNAPSHOT)."""
+
+    context: int
+    made: int  # create_*_handle calls it made before this point
+    live: list[tuple[int, int, tuple]]  # (handle, n: the n-th made, (op, args, kwargs))
+    resident: list[tuple[int, tuple]]  # (handle, its make_*_handle_resident call), in order
+
+
+def _entry(e: Any, offset: int) -> tuple:
+    """A call entry ``(op, args, kwargs)`` of a snapshot."""
+    if not (isinstance(e, tuple) and len(e) == 3 and type(e[0]) is int):
+        raise TypeError("not a call entry")
+    if not isinstance(e[1], tuple):
+        raise TypeError("arguments are not a tuple")
+    return e[0], e[1], _kwargs(e[2], offset)
+
+
+def _handles(h: Any, calls_before: int, offset: int) -> HandleState:
+    ctx, made, live, resident = h
+    if type(made) is not int or not 0 <= made <= calls_before:
+        raise TraceFormatError(
+            f"SNAPSHOT record: context #{ctx.tid} made {made!r} handles in "
+            f"{calls_before} calls", offset
+        )  # fmt: skip
+    out_live, ns, values = [], set(), set()
+    for value, n, e in live:
+        if type(value) is not int or type(n) is not int or not 1 <= n <= made:
+            raise ValueError("bad handle")
+        if n in ns or value in values:
+            raise ValueError("duplicate handle")
+        ns.add(n)
+        values.add(value)
+        out_live.append((value, n, _entry(e, offset)))
+    out_res = []
+    for value, e in resident:
+        if value not in values:
+            raise ValueError("a resident handle that is not live")
+        out_res.append((value, _entry(e, offset)))
+    return HandleState(ctx.tid, made, sorted(out_live, key=lambda x: x[1]), out_res)
 
 
 def _kwargs(kw: Any, offset: int) -> dict | None:

@@ -15,6 +15,31 @@ start, a read-back that failed inside it: ``Frame.reasons``) starts from the
 nearest earlier frame that can, or from the beginning, silently; the frame
 returned is the same.
 
+Bindless handles are data: the application writes the numbers
+``create_texture_handle`` / ``create_image_handle`` return into buffers that
+shaders read, so a replayed frame is right only if the replaying context
+makes the very numbers the recording got.  numpipe numbers a context's
+handles in the order they are made (the n-th ``create_*_handle`` call on a
+context returns ``1 << 32 | n``, on the direct and the threaded context
+alike), so replaying the same calls in order makes the same numbers; the
+replayer checks every one against the recorded answer, and a difference is
+a :class:`HandleMismatchError` naming the call and its record's offset
+(never a frame rendered with the wrong handles).  A snapshot stores each
+context's handles as the recording left them -- how many it had made, the
+live ones (which of those made each was, and its create call), the resident
+ones in the order they became resident -- and a replay that starts there
+restores them through the contract's calls alone: it makes as many handles
+as the recording had, in the same order, each live one from its own
+definition and the others (deleted by then) from a scratch view that are
+deleted at once, then makes the resident ones resident again.  The numbers
+then follow the same sequence as in the recording, and each live one is
+checked as it is made.  A driver that numbers handles otherwise (by kind, by
+view, reusing deleted numbers) fails that check, or a later one in the frame,
+and the replay then starts from an earlier frame, back to the beginning of
+the trace, where only the recorded calls are made and a mismatch is the
+error.  (Storing handles as objects to be made again would not help: no call
+of the contract asks for a given number.)
+
 Not replayed: calls that only ask (caps, query results: their recorded
 answers stay in the trace), mappings for reading, callbacks (Python callables
 cannot be stored).  Waits the application did outside the contract's calls
@@ -35,14 +60,14 @@ from typing import Any
 
 import numpy as np
 
-from ..pipe.enums import PIPE_TIMEOUT_INFINITE, Format, TextureTarget, Transfer
+from ..pipe.enums import PIPE_TIMEOUT_INFINITE, Bind, Format, TextureTarget, Transfer
 from ..pipe.errors import PipeError
-from ..pipe.state import Box
+from ..pipe.state import Box, ResourceTemplate, SamplerState, SamplerViewTemplate
 from . import calls
 from . import format as fmt
 from .calls import KIND, level_boxes
 from .format import ArrayRef, BlobRef, Opaque, Ref, TraceFormatError
-from .reader import Boundary, Call, TraceReader
+from .reader import Boundary, Call, HandleState, TraceReader
 
 _WRITE = int(Transfer.WRITE)
 DESTROYERS = {
@@ -61,6 +86,12 @@ class TraceReplayError(PipeError, RuntimeError):
 class _Unloadable(TraceReplayError):
     """A replay that did not start at the beginning needs contents the recording could
     not read back: it must start earlier."""
+
+
+class HandleMismatchError(_Unloadable):
+    """The replaying context made a bindless handle other than the one the recording got
+    (module doc).  Raised when a replay from the beginning of the trace meets it; a replay
+    from a snapshot starts earlier instead."""
 
 
 @dataclass
@@ -135,6 +166,9 @@ class Replayer:
         self.threaded = threaded
         self.verify = verify
         self.targets = targets
+        # the frame whose snapshot the replay state was last built from (None: the trace's
+        # beginning); a run that continues from the frame before keeps it
+        self.started_from: int | None = None
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -218,14 +252,17 @@ class Replayer:
             if continuing:
                 start_seg = frames[first].first  # the state is where the last run left it
                 continuing = False
+                setup = False
             else:
                 start_seg = frames[j].first if j is not None else 0
                 self._drop()
                 self._reset_state()
-                if start_seg > 0:
-                    self._setup(start_seg)
+                self.started_from = j
+                setup = start_seg > 0
             emit = {frames[k].last: k for k in range(first, last + 1)}
             try:
+                if setup:
+                    self._setup(start_seg)
                 for seg in range(start_seg, frames[last].last + 1):
                     self._at = None  # mid-frame until the frame's last segment is done
                     for call in self.reader.calls(seg):
@@ -254,7 +291,7 @@ class Replayer:
     # -- snapshot ------------------------------------------------------------------------------
 
     def _setup(self, segment: int) -> None:
-        objects, states, maps = self.reader.snapshot(segment)
+        objects, states, maps, handles = self.reader.snapshot(segment)
         zombies = []
         for tid, creator, definition, zombie in objects:
             name, args, kw = self.reader.definition(definition)
@@ -276,16 +313,75 @@ class Replayer:
             data, xfer = self._invoke(ctx, "transfer_map", args, None, "mapping again")
             self.maps[xtid] = (data, xfer, ctx, _racy(args))
             self.objs[xtid] = xfer
+        for state in handles:  # (while the destroyed objects they name still exist)
+            self._restore_handles(state, segment)
+        # Objects destroyed before the segment but still used (bound, or named by a live
+        # handle or by another such object) are made, used, then destroyed again -- except
+        # resources: the frame loads their contents where it first uses them (@content),
+        # which a destroyed resource refuses, and no recorded call names them again.
         for tid, name in reversed(zombies):
             obj = self.objs.get(tid)
             if name in ("resource_create", calls.ADOPT):
-                self.screen.resource_destroy(obj)
-            elif name == "context_create":
+                continue
+            if name == "context_create":
                 obj.destroy()
                 self.contexts.remove(obj)
             elif name in DESTROYERS:
                 creator = self._creator.get(tid)
                 getattr(creator, DESTROYERS[name])(obj)
+
+    def _restore_handles(self, state: HandleState, segment: int) -> None:
+        """Make a context's bindless handles again, with their recorded numbers (module doc)."""
+        ctx = self._obj(state.context, "bindless handles")
+        methods = self.reader.tables.methods
+        live = {n: (value, entry) for value, n, entry in state.live}
+        scratch = None
+        try:
+            for n in range(1, state.made + 1):
+                if n not in live:  # a handle deleted by then: made and deleted again
+                    if scratch is None:
+                        scratch = self._scratch_view(ctx)
+                    ctx.delete_texture_handle(ctx.create_texture_handle(scratch[1], SamplerState()))
+                    continue
+                value, (op, args, kw) = live[n]
+                name = _entry_name(methods, op, calls.HANDLE, segment)
+                where = (
+                    f"restoring handle {value:#x} of context #{state.context} (the {n}th it "
+                    f"made) at the start of segment {segment}"
+                )
+                got = self._invoke(ctx, name, args, kw, where)
+                if got != value:
+                    raise HandleMismatchError(
+                        f"{where}: {name} made {_hex(got)} here; this frame cannot start "
+                        "from its own snapshot on this driver"
+                    )
+        except PipeError as exc:
+            if isinstance(exc, TraceReplayError):
+                raise
+            raise TraceReplayError(
+                f"making the deleted handles of context #{state.context} again: {exc}"
+            ) from exc
+        finally:
+            if scratch is not None:
+                ctx.sampler_view_destroy(scratch[1])
+                self.screen.resource_destroy(scratch[0])
+        for value, (op, args, kw) in state.resident:
+            name = _entry_name(methods, op, calls.RESIDENT, segment)
+            self._invoke(ctx, name, args, kw, f"restoring the residency of handle {value:#x}")
+
+    def _scratch_view(self, ctx: Any) -> tuple[Any, Any]:
+        """A 1x1 texture and a view of it: what deleted handles are made of again."""
+        res = self.screen.resource_create(
+            ResourceTemplate(
+                target=TextureTarget.TEXTURE_2D,
+                format=Format.R8G8B8A8_UNORM,
+                width0=1,
+                height0=1,
+                bind=Bind.SAMPLER_VIEW,
+            )
+        )
+        view = ctx.create_sampler_view(res, SamplerViewTemplate(format=Format.R8G8B8A8_UNORM))
+        return res, view
 
     # -- objects -----------------------------------------------------------------------------------
 
@@ -400,6 +496,14 @@ class Replayer:
                     # Another context may use this work next: the application waited for
                     # it somehow (a fence, a read-back), which the trace may not show.
                     self.screen.fence_finish(None, fence, PIPE_TIMEOUT_INFINITE)
+            elif kind == calls.HANDLE:
+                got = self._invoke(target, name, call.args, call.kw, where)
+                if got != call.result:
+                    raise HandleMismatchError(
+                        f"{where}: the replaying context made handle {_hex(got)} where the "
+                        f"recording got {_hex(call.result)}; shaders read the recorded "
+                        "numbers from the application's buffers, so the frame would differ"
+                    )
             elif kind == calls.MAP:
                 self._map(target, call, where)
             elif kind == calls.UNMAP:
@@ -568,6 +672,17 @@ def _racy(map_args: tuple) -> bool:
     """Whether a transfer_map's usage lets the application write while work is queued."""
     usage = map_args[2] if len(map_args) > 2 else 0
     return isinstance(usage, int) and bool(int(usage) & _RACY)
+
+
+def _hex(v: Any) -> str:
+    return f"{v:#x}" if type(v) is int else repr(v)
+
+
+def _entry_name(methods: list[str], op: Any, kind: str, segment: int) -> str:
+    name = methods[op] if type(op) is int and 0 <= op < len(methods) else None
+    if KIND.get(name) != kind:
+        raise TraceFormatError(f"snapshot of segment {segment}: {name!r} is no {kind} call")
+    return name
 
 
 def _tid(v: Any, where: str) -> int:

@@ -24,12 +24,23 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from recordings import record_cubes  # noqa: E402
+from test_bindless_trace import record as record_bindless  # noqa: E402
+
+TRACES = ["small_trace", "bindless_trace"]
 
 
 @pytest.fixture(scope="module")
 def small_trace(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("fmt") / "small.trace"
     record_cubes(path, 3, size=16, clear_every=2)
+    return path.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def bindless_trace(tmp_path_factory) -> bytes:
+    """Bindless handles made, resident, deleted over five frames (test_bindless_trace.py)."""
+    path = tmp_path_factory.mktemp("fmt") / "bindless.trace"
+    record_bindless(path, threaded=False)
     return path.read_bytes()
 
 
@@ -52,7 +63,7 @@ def _read_everything(data: bytes) -> None:
                 if isinstance(a, BlobRef):
                     r.blob(a.name)
         if seg.index > 0:
-            objects, _, _ = r.snapshot(seg.index)
+            objects, _, _, _ = r.snapshot(seg.index)
             for _, _, definition, _ in objects:
                 r.definition(definition)
 
@@ -100,7 +111,9 @@ def test_a_valid_trace_reads_whole(small_trace):
     assert kinds.count(fmt.BOUNDARY) == kinds.count(fmt.SNAPSHOT) == 3
 
 
-def test_truncation_at_each_record_is_named(small_trace):
+@pytest.mark.parametrize("which", TRACES)
+def test_truncation_at_each_record_is_named(request, which):
+    small_trace = request.getfixturevalue(which)
     for off, rtype, length in _records(small_trace):
         with pytest.raises(TraceFormatError, match=f"^at offset {off}: truncated") as e:
             trace.TraceReader(small_trace[: off + length - 1])
@@ -120,8 +133,10 @@ def test_not_a_trace():
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.parametrize("which", TRACES)
 @given(data=st.data())
-def test_any_flipped_byte_is_detected(small_trace, data):
+def test_any_flipped_byte_is_detected(request, which, data):
+    small_trace = request.getfixturevalue(which)
     pos = data.draw(st.integers(0, len(small_trace) - 1))
     flip = data.draw(st.integers(1, 255))
     damaged = bytearray(small_trace)
@@ -135,8 +150,10 @@ def test_any_flipped_byte_is_detected(small_trace, data):
 @settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.parametrize("which", TRACES)
 @given(data=st.data())
-def test_cut_or_spliced_files_are_refused(small_trace, data):
+def test_cut_or_spliced_files_are_refused(request, which, data):
+    small_trace = request.getfixturevalue(which)
     cut = data.draw(st.integers(0, len(small_trace) - 1))
     junk = data.draw(st.binary(min_size=0, max_size=64))
     with pytest.raises(TraceFormatError) as e:
@@ -281,7 +298,7 @@ def test_hostile_calls_do_not_reach_the_driver_unchecked(tmp_path):
         data = _file(
             (fmt.CALLS, fmt.encode_value(0) + _screen_and_context() + case),
             (fmt.BOUNDARY, fmt.encode_value((0, True, True, False, Ref(2), None, True, [], 3))),
-            (fmt.SNAPSHOT, fmt.encode_value((1, [], [], []))),
+            (fmt.SNAPSHOT, fmt.encode_value((1, [], [], [], []))),
             (fmt.END, fmt.encode_value((1, 3, True))),
         )
         with pytest.raises(trace.TraceReplayError, match="call 2 "):
@@ -296,3 +313,90 @@ def test_random_call_bodies_only_ever_give_format_errors(body):
         _read_everything(data)
     except TraceFormatError as e:
         assert e.offset is not None
+
+
+# -------------------------------------------------------------------------- bindless handles
+
+
+def test_a_trace_of_another_format_version_is_refused():
+    old = (1, *header_value()[1:])
+    data = fmt.MAGIC + fmt.frame_record(fmt.HEADER, *fmt.pack_body(fmt.encode_value(old), 6))
+    with pytest.raises(
+        TraceFormatError, match=r"^at offset 8: trace format version 1; this reader reads version 2"
+    ):
+        trace.TraceReader(data)
+
+
+_TEX_HANDLE = OPS["create_texture_handle"]
+_RESIDENT = OPS["make_texture_handle_resident"]
+_H = (1 << 32) | 1
+
+
+def _snapshot_file(handles: list, ncalls: int = 2) -> tuple[bytes, int]:
+    """Screen #1, context #2 (2 calls), the end of frame 0, then the SNAPSHOT that starts
+    frame 1 (no calls) holding ``handles``; returns the file and that SNAPSHOT's offset."""
+    objects = [
+        (Ref(1), Ref(0), BlobRef(fmt.digest(_SCREEN_DEF)), False),
+        (Ref(2), Ref(1), BlobRef(fmt.digest(_CONTEXT_DEF)), False),
+    ]
+    data = _file(
+        (fmt.CALLS, fmt.encode_value(0) + _screen_and_context()),
+        (fmt.BOUNDARY, fmt.encode_value((0, True, True, False, Ref(2), None, True, [], ncalls))),
+        (fmt.SNAPSHOT, fmt.encode_value((1, objects, [], [], handles))),
+        (fmt.BOUNDARY, fmt.encode_value((1, True, True, False, Ref(2), None, True, [], 2))),
+        (fmt.SNAPSHOT, fmt.encode_value((2, objects, [], [], []))),
+        (fmt.END, fmt.encode_value((2, 2, True))),
+    )
+    return data, _first(data, fmt.SNAPSHOT)
+
+
+_ENTRY = (_TEX_HANDLE, (Ref(5), None), None)
+HOSTILE_HANDLES = {
+    "more handles made than calls": ([(Ref(2), 3, [], [])], "made 3 handles in 2 calls"),
+    "2**62 handles made": ([(Ref(2), 1 << 62, [], [])], "handles in 2 calls"),
+    "a count that is no integer": ([(Ref(2), "2", [], [])], "made '2' handles"),
+    "a live handle made after the count": ([(Ref(2), 1, [(_H, 2, _ENTRY)], [])], "shape"),
+    "two live handles made as one": (
+        [(Ref(2), 2, [(_H, 1, _ENTRY), (_H + 1, 1, _ENTRY)], [])], "shape",
+    ),
+    "a handle that is no integer": ([(Ref(2), 1, [(1.5, 1, _ENTRY)], [])], "shape"),
+    "a resident handle that is not live": (
+        [(Ref(2), 1, [(_H, 1, _ENTRY)], [(_H + 1, (_RESIDENT, (_H + 1, True), None))])], "shape",
+    ),
+    "an entry that is no call": ([(Ref(2), 1, [(_H, 1, ("x", (), None))], [])], "shape"),
+    "a context that is no reference": ([(2, 1, [], [])], "shape"),
+}  # fmt: skip
+
+
+def test_a_handle_count_is_bounded_by_the_calls_the_file_holds():
+    """A boundary may claim any number of calls; the records before it hold at most one
+    call per 10 decoded bytes, and no more handles than that were made (a replay that
+    starts there makes them all again)."""
+    size = len(fmt.encode_value(0) + _screen_and_context())
+    bound = size // 10
+    data, offset = _snapshot_file([(Ref(2), bound + 1, [], [])], ncalls=1 << 40)
+    with pytest.raises(TraceFormatError, match=f"made {bound + 1} handles in {bound} calls") as e:
+        _read_everything(data)
+    assert e.value.offset == offset
+    _read_everything(_snapshot_file([(Ref(2), bound, [], [])], ncalls=1 << 40)[0])
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_HANDLES))
+def test_hostile_handle_snapshots_are_refused_at_their_record(case):
+    handles, message = HOSTILE_HANDLES[case]
+    data, offset = _snapshot_file(handles)
+    with pytest.raises(TraceFormatError, match=message) as e:
+        _read_everything(data)
+    assert e.value.offset == offset
+
+
+def test_a_snapshot_handle_entry_of_another_kind_fails_on_replay():
+    """A well-formed snapshot whose live handle's entry names a state call: a format error
+    when a frame starts there (and the frame from the beginning replays)."""
+    entry = (OPS["set_sample_mask"], (1,), None)
+    data, _ = _snapshot_file([(Ref(2), 1, [(_H, 1, entry)], [])])
+    _read_everything(data)
+    with trace.Replayer(data, threaded=False) as r:
+        assert r.frame_count == 2 and r.start_frame(1) == 1
+        with pytest.raises(TraceFormatError, match="'set_sample_mask' is no handle call"):
+            r.frame(1)

@@ -101,6 +101,7 @@ from ..util.format import pack_rgba, try_describe
 from . import objects
 from .binner import Binner, FragmentBase, FragmentSnapshot, counting_queries
 from .compute import ComputeCSO
+from .memory import StageMemory, writes_memory
 from .objects import (
     BlendCSO,
     DepthStencilAlphaCSO,
@@ -1590,7 +1591,6 @@ class NumpipeContext:
             self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
         poly = polygon_program(rast, last.kernel, link, self._rast.pipeline, self._zs_desc())
-        from .memory import writes_memory
 
         tess = None
         tkey: tuple = ()
@@ -1698,9 +1698,7 @@ class NumpipeContext:
         """(the stage's StageMemory or None, a key that identifies it): the
         shader buffers and images bound to ``stage``, when its program
         declares any."""
-        from .memory import StageMemory, declares_memory
-
-        if cso is None or not declares_memory(cso.shader):
+        if cso is None or not cso.declares_memory:
             return None, ()
         buffers = dict(self._ssbos.get(stage, {}))
         images = dict(self._images.get(stage, {}))
@@ -1842,10 +1840,13 @@ class NumpipeContext:
             ftex = self._make_part("ftex")
         textures, tkey = ftex
         memory, mkey = self._stage_memory(ShaderType.FRAGMENT, fs, resources, deps)
-        counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
-        stat_queries = tuple(
-            q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
-        )
+        counters: tuple = ()
+        stat_queries: tuple = ()
+        if self._active_queries:
+            counters = tuple(q.counter for q in self._active_queries if q.counter is not None)
+            stat_queries = tuple(
+                q for q in self._active_queries if q.type == QueryType.PIPELINE_STATISTICS
+            )
         rast = self._rast.state
         sample_opts = (
             self._min_samples,

@@ -148,6 +148,14 @@ class ShaderCSO(contract.ShaderCSO):
         return frozenset(self.kernel.input_decls)
 
     @cached_property
+    def declares_memory(self) -> bool:
+        """Whether the program declares shader buffers or images (asked at
+        every draw whose fragment state changed)."""
+        from .memory import declares_memory
+
+        return declares_memory(self.shader)
+
+    @cached_property
     def fs_inputs(self) -> list[tuple[int, str, int]]:
         """A fragment shader's inputs as the rasterizer feeds them (``IN``
         register, kind, attribute slot: gallium.draw.vs.link), worked out once

@@ -101,7 +101,7 @@ from ..util.format import pack_rgba, try_describe
 from . import objects
 from .binner import Binner, FragmentBase, FragmentSnapshot, counting_queries
 from .compute import ComputeCSO
-from .memory import StageMemory, writes_memory
+from .memory import StageMemory
 from .objects import (
     BlendCSO,
     DepthStencilAlphaCSO,
@@ -374,6 +374,10 @@ class NumpipeContext:
         self._snap_deps: dict[str, list] = {}
         self._snap_resources: dict[str, list] = {}
         self._programs: dict[tuple, VertexProgram] = {}  # interned
+        # the linkage of the last vertex stage to the fragment shader and what
+        # follows from it with the rasterizer state (_part_program): made once
+        # per combination and frame, as draws switch between a few shaders
+        self._linkage: dict[tuple, tuple] = {}
         self._frags: dict[tuple, FragmentBase] = {}  # interned
         self._frag_snaps: dict[tuple, FragmentSnapshot] = {}  # interned too
         self._counting: tuple = ()  # active queries counting primitives
@@ -1580,17 +1584,12 @@ class NumpipeContext:
         tes = self._shaders[ShaderType.TESS_EVAL]
         rast = self._rast.state
         last = gs if gs is not None else tes if tes is not None else vs
-        if fs is not None:
-            _, link = link_outputs(last.kernel.output_decls, fs.kernel, rast.flatshade)
-            sprite = sprite_slots(fs.kernel, rast)
-        else:  # (rasterizer discard: nothing is linked)
-            link, sprite = [], ()
+        link, sprite, poly = self._link_program(last, fs)
         ucps = tuple(tuple(self._clip.ucp[i]) for i in range(8) if rast.clip_plane_enable >> i & 1)
         vtex, vkey = self._stage_textures(ShaderType.VERTEX, resources, deps)
         gtex, gkey = (
             self._stage_textures(ShaderType.GEOMETRY, resources, deps) if gs else (None, ())
         )
-        poly = polygon_program(rast, last.kernel, link, self._rast.pipeline, self._zs_desc())
 
         tess = None
         tkey: tuple = ()
@@ -1607,12 +1606,10 @@ class NumpipeContext:
         vmem, vmkey = self._stage_memory(ShaderType.VERTEX, vs, resources, deps)
         gmem, gmkey = self._stage_memory(ShaderType.GEOMETRY, gs, resources, deps)
         tkey += (vmkey, gmkey)
-        memory_writes = any(
-            cso is not None and writes_memory(cso.shader) for cso in (vs, gs, tcs, tes)
-        )
+        memory_writes = any(cso is not None and cso.writes_memory for cso in (vs, gs, tcs, tes))
         # (by identity: CSOs compare by value, and the program keeps them alive)
         multisample = bool(rast.multisample) and _fb_samples(self._fb) > 1
-        key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, tuple(link), sprite)
+        key = (id(vs), id(gs), id(self._velems), id(self._rast), ucps, link, sprite)
         key += (vkey, gkey, multisample, tkey, poly["offset"])
         prog = self._programs.get(key)
         if prog is None:
@@ -1626,7 +1623,7 @@ class NumpipeContext:
                 cull_front=self._rast.cull_front,
                 cull_back=self._rast.cull_back,
                 ucps=ucps,
-                link=tuple(link),
+                link=link,
                 sprite=sprite,
                 vs_textures=vtex,
                 gs_textures=gtex,
@@ -1644,6 +1641,31 @@ class NumpipeContext:
                 viewport_out=last.kernel.output_index("VIEWPORT_INDEX"),
             )
         return prog
+
+    def _link_program(self, last: Any, fs: Any) -> tuple:
+        """(the linkage of ``last``'s outputs to the fragment shader's inputs
+        as a tuple, the sprite slots, the polygon fields of the program) for
+        the bound rasterizer and depth format; remembered until the scene is
+        submitted (the entry holds the objects its key names by identity)."""
+        rcso = self._rast
+        zs = self._fb.zsbuf
+        zs_format = None if zs is None else zs.format
+        key = (id(last), id(fs), id(rcso), zs_format)
+        hit = self._linkage.get(key)
+        if hit is not None and hit[0] is last and hit[1] is fs and hit[2] is rcso:
+            return hit[3]
+        rast = rcso.state
+        if fs is not None:
+            _, link = link_outputs(last.kernel.output_decls, fs.kernel, rast.flatshade)
+            sprite = sprite_slots(fs.kernel, rast)
+        else:  # (rasterizer discard: nothing is linked)
+            link, sprite = [], ()
+        poly = polygon_program(rast, last.kernel, link, rcso.pipeline, self._zs_desc())
+        out = (tuple(link), sprite, poly)
+        if len(self._linkage) >= 64:
+            self._linkage.clear()
+        self._linkage[key] = (last, fs, rcso, out)
+        return out
 
     def _zs_desc(self) -> Any:
         zs = self._fb.zsbuf
@@ -1957,6 +1979,7 @@ class NumpipeContext:
         # equal states are interned within a frame; a new frame starts afresh
         # (an old snapshot must not keep a replaced storage or texture alive)
         self._programs.clear()
+        self._linkage.clear()
         self._frags.clear()
         self._frag_snaps.clear()
         self._binner.end_scene()

@@ -156,6 +156,13 @@ class ShaderCSO(contract.ShaderCSO):
         return declares_memory(self.shader)
 
     @cached_property
+    def writes_memory(self) -> bool:
+        """Whether the program stores to or atomically updates a buffer or image."""
+        from .memory import writes_memory
+
+        return writes_memory(self.shader)
+
+    @cached_property
     def fs_inputs(self) -> list[tuple[int, str, int]]:
         """A fragment shader's inputs as the rasterizer feeds them (``IN``
         register, kind, attribute slot: gallium.draw.vs.link), worked out once

@@ -913,7 +913,7 @@ class Soak:
         self._fill_kernel_cache()
         sampler = _memory.RssSampler(child_pids=self.child_pids).start()
         checkpoints: list[_memory.Checkpoint] = []
-        censuses: list[tuple[float, dict[str, int]]] = []  # from the baseline on
+        censuses = _memory.CensusLog()  # from the baseline on
         traced = None
         try:
             for r in range(rounds):
@@ -923,10 +923,10 @@ class Soak:
                 checkpoints.append(cp)
                 self.report.add(iterations=1)
                 if r >= warmup - 1:
-                    censuses.append((cp.t, _memory.object_census()))
+                    censuses.add(cp.t, _memory.object_census())
                 if r == warmup - 1:
                     traced = _memory.start_tracing()
-            self._judge_objects(censuses)
+            self._judge_objects(censuses.censuses())
             if traced is not None:
                 self.report.details.extend(_memory.traced_growth(traced))
         finally:

@@ -119,3 +119,22 @@ def test_a_few_seconds_of_soak_drive_every_kind_of_work():
     threads = next(line for line in report.details if line.startswith("threads before/after"))
     before, after = threads.split(": ")[1].split(";")[0].split("/")
     assert before == after
+
+
+def test_census_log_gives_back_the_censuses_it_keeps():
+    log = _memory.CensusLog()
+    series = [
+        (0.0, {"a.A": 3, "b.B": 1}),
+        (25.0, {"b.B": 2, "c.C": 7}),  # (a type gone, a new one)
+        (50.0, {"a.A": 300, "c.C": 2**40}),
+    ]
+    for t, census in series:
+        log.add(t, census)
+    assert len(log) == 3
+    assert log.censuses() == series
+    rising = [(t, {"x.X": 10 * k, "y.Y": 5}) for k, t in enumerate(range(0, 400, 25))]
+    log = _memory.CensusLog()
+    for t, census in rising:
+        log.add(float(t), census)
+    assert _memory.steady_growth(log.censuses(), 5) == _memory.steady_growth(rising, 5)
+    assert [name for name, _, _ in _memory.steady_growth(log.censuses(), 5)] == ["x.X"]
